@@ -1,0 +1,39 @@
+# The two commands a fresh clone needs are `make run` and `make test` (see README).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+OUT ?= out
+
+.PHONY: run test lint typecheck unit bootstrap package bench clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q 'pip<26.3'
+	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m ops.run
+
+test: $(STAMP) lint typecheck
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+bootstrap: $(STAMP)
+	$(BIN)/python -m ops.bootstrap
+
+package: $(STAMP)
+	$(BIN)/python -m ops.package $(OUT)
+
+bench: $(STAMP)
+	$(BIN)/python -m ops.bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache out

@@ -1,0 +1,92 @@
+"""The one factory for AWS clients.
+
+Clients are built lazily (a cold start pays only for the services a handler uses), share
+one botocore ``Config`` (standard retry mode with jitter, bounded timeouts) and honour
+``AWS_ENDPOINT_URL`` so the same code talks to AWS, moto server or LocalStack.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.config import Config
+
+from chalicelib.settings import get_settings
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
+    from mypy_boto3_events.client import EventBridgeClient
+    from mypy_boto3_kinesis.client import KinesisClient
+    from mypy_boto3_sqs.client import SQSClient
+
+_lock = threading.Lock()
+
+
+def botocore_config() -> Config:
+    """Retry and timeout policy shared by every client."""
+    settings = get_settings()
+    return Config(
+        region_name=settings.region,
+        retries={"mode": "standard", "max_attempts": settings.aws_max_attempts},
+        connect_timeout=settings.aws_connect_timeout,
+        read_timeout=settings.aws_read_timeout,
+        tcp_keepalive=True,
+    )
+
+
+@cache
+def _session() -> boto3.session.Session:
+    return boto3.session.Session()
+
+
+@cache
+def client(service: str) -> Any:
+    """A cached low-level client for ``service``."""
+    settings = get_settings()
+    with _lock:  # boto3 sessions are not thread-safe while creating clients
+        return _session().client(
+            service,  # type: ignore[call-overload]
+            endpoint_url=settings.aws_endpoint_url,
+            region_name=settings.region,
+            config=botocore_config(),
+        )
+
+
+@cache
+def dynamodb() -> DynamoDBServiceResource:
+    """The DynamoDB resource: its client speaks Python types (Decimal, not AttributeValue)."""
+    settings = get_settings()
+    with _lock:
+        return _session().resource(
+            "dynamodb",
+            endpoint_url=settings.aws_endpoint_url,
+            region_name=settings.region,
+            config=botocore_config(),
+        )
+
+
+def table(name: str) -> Table:
+    """A handle on the DynamoDB table ``name`` (no network call)."""
+    return dynamodb().Table(name)
+
+
+def sqs() -> SQSClient:
+    return client("sqs")  # type: ignore[no-any-return]
+
+
+def kinesis() -> KinesisClient:
+    return client("kinesis")  # type: ignore[no-any-return]
+
+
+def events() -> EventBridgeClient:
+    return client("events")  # type: ignore[no-any-return]
+
+
+def reset_clients() -> None:
+    """Drop cached clients so the next call re-reads settings (tests, endpoint changes)."""
+    client.cache_clear()
+    dynamodb.cache_clear()
+    _session.cache_clear()

@@ -1,0 +1,261 @@
+"""Every DynamoDB key the service builds, in one place (seed 000).
+
+Segments are joined with ``#``. No other module formats a key: it asks here, so a key
+shape changes in one line and the access patterns in ``docs/access-patterns.md`` stay true.
+"""
+
+from __future__ import annotations
+
+SEP = "#"
+#: Prefix put on every GSI sort key of a soft-deleted transaction.
+REMOVED_PREFIX = "REMOVED" + SEP
+
+
+def join(*segments: str) -> str:
+    """Join key segments; a segment may not itself contain the separator or be empty.
+
+    Plaid and Auth0 identifiers, dates and timestamps never contain ``#``; refusing one
+    that does keeps a crafted id from reading another user's key range.
+    """
+    for segment in segments:
+        if not segment or SEP in segment:
+            raise ValueError(f"invalid key segment {segment!r}")
+    return SEP.join(segments)
+
+
+# --- site-txn-transactions ------------------------------------------------------------
+
+# Entity names stored in the ``type`` attribute of every row.
+TRANSACTION = "TRANSACTION"
+ACCOUNT = "ACCOUNT"
+BALANCE = "BALANCE"
+WEBHOOK_INFO = "WEBHOOK_INFO"
+REMOVE = "REMOVE"
+CATEGORY = "CATEGORY"
+SUMMARY = "SUMMARY"
+LAYER = "LAYER"
+ITEM = "ITEM"
+LIABILITY = "LIABILITY"
+IDENTITY_VERIFICATION = "IDENTITY_VERIFICATION"
+
+
+def transaction_key(txn_id: str) -> dict[str, str]:
+    k = join("TXN", txn_id)
+    return {"PK": k, "SK": k}
+
+
+def user_transactions_pk(user_id: str) -> str:
+    """GSI1: every transaction of a user."""
+    return join("ACCOUNTS", user_id)
+
+
+def user_category_transactions_pk(user_id: str, category_id: str) -> str:
+    """GSI2: a user's transactions in one category."""
+    return join("ACCOUNTS", user_id, "CATEGORY", category_id)
+
+
+def account_transactions_pk(user_id: str, acct_id: str) -> str:
+    """GSI3: a user's transactions on one account."""
+    return join("ACCOUNTS", user_id, "ACCOUNT", acct_id)
+
+
+def account_category_transactions_pk(user_id: str, acct_id: str, category_id: str) -> str:
+    """GSI4: a user's transactions on one account in one category."""
+    return join("ACCOUNTS", user_id, "ACCOUNT", acct_id, "CATEGORY", category_id)
+
+
+def transaction_date_sk(txn_date: str, txn_id: str) -> str:
+    """The sort key every transaction GSI shares: listing by date, newest last."""
+    return join("DATE", txn_date, "TXN", txn_id)
+
+
+DATE_PREFIX = "DATE" + SEP
+
+
+def transaction_gsi_keys(user_id: str, acct_id: str, category_id: str, txn_date: str, txn_id: str) -> dict[str, str]:
+    """All four GSI key pairs of a live transaction."""
+    sk = transaction_date_sk(txn_date, txn_id)
+    return {
+        "GSI1PK": user_transactions_pk(user_id),
+        "GSI1SK": sk,
+        "GSI2PK": user_category_transactions_pk(user_id, category_id),
+        "GSI2SK": sk,
+        "GSI3PK": account_transactions_pk(user_id, acct_id),
+        "GSI3SK": sk,
+        "GSI4PK": account_category_transactions_pk(user_id, acct_id, category_id),
+        "GSI4SK": sk,
+    }
+
+
+def removed(sort_key: str) -> str:
+    """A GSI sort key hidden from ``begins_with DATE#`` listings (idempotent)."""
+    return sort_key if sort_key.startswith(REMOVED_PREFIX) else REMOVED_PREFIX + sort_key
+
+
+def account_key(user_id: str, acct_id: str) -> dict[str, str]:
+    return {"PK": accounts_pk(user_id), "SK": join("ACCOUNT", acct_id)}
+
+
+def accounts_pk(user_id: str) -> str:
+    return join("ACCOUNTS", user_id)
+
+
+ACCOUNT_SK_PREFIX = "ACCOUNT" + SEP
+
+
+def balance_key(user_id: str, acct_id: str, day: str) -> dict[str, str]:
+    return {"PK": balances_pk(user_id), "SK": join("ACCOUNT", acct_id, day)}
+
+
+def balances_pk(user_id: str) -> str:
+    return join("BALANCE", user_id)
+
+
+def balance_account_prefix(acct_id: str) -> str:
+    return join("ACCOUNT", acct_id) + SEP
+
+
+def webhook_info_keys(user_id: str, item_id: str, ts: str, webhook_type: str, code: str, source: str) -> dict[str, str]:
+    """Primary key and the four GSIs of a WEBHOOK_INFO row."""
+    type_code = ("TYPE", webhook_type, "CODE", code)
+    return {
+        "PK": webhook_item_pk(item_id),
+        "SK": join("DATETIME", ts, *type_code),
+        "GSI1PK": webhook_user_pk(user_id),
+        "GSI1SK": join("DATETIME", ts, "ITEM", item_id),
+        "GSI2PK": webhook_item_pk(item_id),
+        "GSI2SK": join(*type_code, "DATETIME", ts),
+        "GSI3PK": webhook_user_pk(user_id),
+        "GSI3SK": join(*type_code, "DATETIME", ts, "ITEM", item_id),
+        "GSI4PK": webhook_item_pk(item_id),
+        "GSI4SK": join("SOURCE", source, *type_code, "DATETIME", ts),
+    }
+
+
+def webhook_item_pk(item_id: str) -> str:
+    return join("WEBHOOK_ITEM", item_id)
+
+
+def webhook_user_pk(user_id: str) -> str:
+    return join("WEBHOOK_USER", user_id)
+
+
+def webhook_type_prefix(webhook_type: str, code: str | None = None) -> str:
+    """GSI2 sort-key prefix: every webhook of a type, or of a type and code."""
+    if code is None:
+        return join("TYPE", webhook_type, "CODE") + SEP
+    return join("TYPE", webhook_type, "CODE", code, "DATETIME") + SEP
+
+
+def remove_key(txn_id: str) -> dict[str, str]:
+    k = join("REMOVE", txn_id)
+    return {"PK": k, "SK": k}
+
+
+def remove_gsi_keys(ts: str) -> dict[str, str]:
+    return {"GSI1PK": "REMOVE", "GSI1SK": join("REMOVEDATE", ts)}
+
+
+CATEGORIES_PK = "CATEGORIES"
+
+
+def category_key(hierarchy: list[str]) -> dict[str, str]:
+    return {"PK": CATEGORIES_PK, "SK": join("HIERARCHY", *hierarchy)}
+
+
+def category_gsi_keys(category_id: str) -> dict[str, str]:
+    k = join("CATEGORY", category_id)
+    return {"GSI1PK": k, "GSI1SK": k}
+
+
+def summary_pk(user_id: str) -> str:
+    return join("SUMMARY", user_id)
+
+
+def summary_sk(month: str, acct_id: str | None = None, category_id: str | None = None) -> str:
+    """``DATE#<YYYY-MM>`` optionally followed by ``#ACCOUNT#<id>`` and/or ``#CATEGORY#<id>``."""
+    segments = ["DATE", month]
+    if acct_id is not None:
+        segments += ["ACCOUNT", acct_id]
+    if category_id is not None:
+        segments += ["CATEGORY", category_id]
+    return join(*segments)
+
+
+def layer_key(public_token: str) -> dict[str, str]:
+    return {"PK": join("LAYER", public_token), "SK": "TOKEN"}
+
+
+# --- site-txn-plaid -------------------------------------------------------------------
+
+
+def item_key(user_id: str, item_id: str) -> dict[str, str]:
+    return {"PK": users_pk(user_id), "SK": join("ITEMS", item_id)}
+
+
+def users_pk(user_id: str) -> str:
+    return join("USERS", user_id)
+
+
+ITEMS_SK_PREFIX = "ITEMS" + SEP
+
+
+def item_gsi_keys(user_id: str, item_id: str) -> dict[str, str]:
+    return {"GSI1PK": item_gsi_pk(item_id), "GSI1SK": users_pk(user_id)}
+
+
+def item_gsi_pk(item_id: str) -> str:
+    return join("ITEMS", item_id)
+
+
+def liability_key(user_id: str, item_id: str, acct_id: str) -> dict[str, str]:
+    return {"PK": join("LIABILITIES", user_id), "SK": join("ITEM", item_id, "ACCOUNT", acct_id)}
+
+
+def liabilities_pk(user_id: str) -> str:
+    return join("LIABILITIES", user_id)
+
+
+def liability_gsi_keys(user_id: str, acct_id: str) -> dict[str, str]:
+    return {"GSI1PK": join("LIABILITIES", acct_id), "GSI1SK": users_pk(user_id)}
+
+
+def liability_history_key(user_id: str, item_id: str, acct_id: str, ts: str) -> dict[str, str]:
+    return {
+        "PK": liability_history_pk(user_id),
+        "SK": join("ITEM", item_id, "ACCOUNT", acct_id, "TIMESTAMP", ts),
+    }
+
+
+def liability_history_pk(user_id: str) -> str:
+    return join("LIABILITY_HISTORY", user_id)
+
+
+def liability_history_gsi_keys(user_id: str, acct_id: str, ts: str) -> dict[str, str]:
+    stamp = join("TIMESTAMP", ts)
+    return {
+        "GSI1PK": join("LIABILITY_HISTORY", acct_id),
+        "GSI1SK": stamp,
+        "GSI2PK": liability_history_pk(user_id),
+        "GSI2SK": stamp,
+    }
+
+
+def identity_verification_key(user_id: str, idv_id: str) -> dict[str, str]:
+    return {"PK": users_pk(user_id), "SK": join("IDENTITY_VERIFICATION", idv_id)}
+
+
+IDENTITY_VERIFICATION_PREFIX = "IDENTITY_VERIFICATION" + SEP
+
+
+def identity_verification_gsi_keys(
+    user_id: str, idv_id: str, created_at: str, watchlist_id: str | None
+) -> dict[str, str]:
+    keys = {
+        "GSI1PK": users_pk(user_id),
+        "GSI1SK": join("IDENTITY_VERIFICATION", created_at, idv_id),
+    }
+    if watchlist_id:
+        keys["GSI2PK"] = users_pk(user_id)
+        keys["GSI2SK"] = join("IDENTITY_VERIFICATION", watchlist_id)
+    return keys

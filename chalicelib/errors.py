@@ -1,0 +1,97 @@
+"""The service's typed errors.
+
+Every failure the service can name has a class here, so handlers decide by type (retry,
+skip, HTTP status) and never by message text. AWS client errors are translated into
+these in exactly one place, :mod:`chalicelib.aws.errors`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+class ServiceError(Exception):
+    """Base of every error this service raises on purpose."""
+
+    #: Whether retrying the same input later may succeed.
+    retryable: bool = False
+
+
+class ConfigurationError(ServiceError):
+    """A setting is missing or malformed."""
+
+
+class ValidationError(ServiceError):
+    """Input failed validation at a boundary (webhook, message, record, request)."""
+
+    def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.details: dict[str, Any] = dict(details or {})
+
+
+# --- data layer -----------------------------------------------------------------------
+
+
+class DataError(ServiceError):
+    """A DynamoDB operation failed."""
+
+
+class NotFoundError(DataError):
+    """The row asked for does not exist."""
+
+
+class ConditionFailedError(DataError):
+    """A conditional write found its precondition false (an invariant held)."""
+
+
+class ThrottledError(DataError):
+    """DynamoDB or another AWS service throttled the request; retry later."""
+
+    retryable = True
+
+
+class TransientAWSError(DataError):
+    """An AWS call failed for a reason a later retry may fix (5xx, timeout)."""
+
+    retryable = True
+
+
+class ResourceMissingError(DataError):
+    """A table, queue or stream named in configuration does not exist."""
+
+
+class AccessDeniedError(DataError):
+    """IAM refused the call."""
+
+
+class InvalidRequestError(DataError):
+    """AWS rejected the request as malformed (``ValidationException``); retrying won't help."""
+
+
+class BatchUnprocessedError(DataError):
+    """A batch read or write left items unprocessed after every allowed attempt.
+
+    ``items`` holds exactly what was not processed, in the request's shape
+    (``{table: [request, ...]}`` for writes, ``{table: {"Keys": [...]}}`` for reads),
+    so a caller can retry or park them: nothing is dropped silently.
+    """
+
+    retryable = True
+
+    def __init__(self, operation: str, items: Mapping[str, Any], attempts: int) -> None:
+        count = sum(_count(v) for v in items.values())
+        super().__init__(f"{operation} left {count} item(s) unprocessed after {attempts} attempts")
+        self.operation = operation
+        self.items: dict[str, Any] = dict(items)
+        self.attempts = attempts
+        self.count = count
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, Mapping):
+        keys = value.get("Keys", [])
+        return len(keys) if isinstance(keys, Sequence) else 0
+    if isinstance(value, Sequence):
+        return len(value)
+    return 0

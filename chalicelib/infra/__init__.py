@@ -1,0 +1,1 @@
+"""Infrastructure: one declaration, rendered to CloudFormation and to a local bootstrap."""

@@ -1,0 +1,55 @@
+"""Structured JSON logs and EMF metrics through aws-lambda-powertools.
+
+Logs pass through :class:`RedactingFormatter`, which blanks Plaid tokens and secret-named
+fields wherever they appear, so a careless ``logger.info(..., extra=payload)`` cannot leak
+an access token.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+from aws_lambda_powertools.logging.types import PowertoolsLogRecord
+from aws_lambda_powertools.metrics import MetricUnit, single_metric
+
+SERVICE = "txn"
+REDACTED = "[REDACTED]"
+
+_SECRET_KEYS = re.compile(
+    r"(access_token|public_token|processor_token|link_token|secret|password|authorization|"
+    r"plaid-verification|api_key|client_secret|token)$",
+    re.IGNORECASE,
+)
+_TOKEN_TEXT = re.compile(
+    r"\b(access|public|processor|link|item-add)-(sandbox|production|development|local)-[A-Za-z0-9-]+"
+)
+
+
+def redact(value: Any) -> Any:
+    """A copy of ``value`` with secret-named fields and token-shaped text blanked."""
+    if isinstance(value, dict):
+        return {k: REDACTED if isinstance(k, str) and _SECRET_KEYS.search(k) else redact(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact(v) for v in value]
+    if isinstance(value, str):
+        return _TOKEN_TEXT.sub(REDACTED, value)
+    return value
+
+
+class RedactingFormatter(LambdaPowertoolsFormatter):
+    def serialize(self, log: dict[str, Any] | PowertoolsLogRecord) -> str:
+        return super().serialize(redact(log))
+
+
+logger = Logger(service=SERVICE, logger_formatter=RedactingFormatter())
+metrics = Metrics(namespace=SERVICE, service=SERVICE)
+
+
+def count(name: str, value: int = 1, **tags: str) -> None:
+    """Emit one EMF count metric with its own dimensions (``result="retried"``...)."""
+    with single_metric(name=name, unit=MetricUnit.Count, value=value, namespace=SERVICE) as metric:
+        for key, tag in tags.items():
+            metric.add_dimension(name=key, value=tag)

@@ -1,0 +1,1 @@
+"""Operations tooling: the local stack, packaging, fakes of peer services. Not deployed."""

@@ -1,0 +1,254 @@
+"""TRANSACTION rows (seed 000): refined Plaid transactions, listed by four GSIs.
+
+``txn_amount`` is integer cents, positive when money leaves the account. A removed
+transaction keeps its row (point reads still return it) but every GSI sort key gains the
+``REMOVED#`` prefix, so ``begins_with DATE#`` listings skip it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+
+from chalicelib.aws.errors import translated
+from chalicelib.data import keys, tables
+from chalicelib.data.batch import put_items
+from chalicelib.data.money import dollars_to_cents, from_dynamo
+from chalicelib.data.ttl import transaction_ttl
+from chalicelib.errors import ConditionFailedError, ValidationError
+
+#: Category used in GSI2/GSI4 keys when Plaid gives none.
+UNCATEGORIZED = "UNCATEGORIZED"
+GSI_NUMBERS = (1, 2, 3, 4)
+
+
+@dataclass(frozen=True)
+class Transaction:
+    user_id: str
+    acct_id: str
+    txn_id: str
+    amount: int  # cents; positive = money leaving the account
+    txn_date: date
+    name: str = ""
+    pending: bool = False
+    category_id: str = UNCATEGORIZED
+    category: tuple[str, ...] = ()
+    authorized_date: date | None = None
+    authorized_datetime: str | None = None
+    merchant_name: str | None = None
+    original_description: str | None = None
+    pending_transaction_id: str | None = None
+    personal_finance_category: Mapping[str, Any] | None = None
+    iso_currency_code: str | None = None
+    merchant_logo_url: str | None = None
+    merchant_website: str | None = None
+    removed: bool = False
+
+
+def transaction_item(txn: Transaction, now: datetime) -> dict[str, Any]:
+    """The row for ``txn`` (pure). Optional attributes are omitted when empty."""
+    item: dict[str, Any] = {
+        **keys.transaction_key(txn.txn_id),
+        **keys.transaction_gsi_keys(txn.user_id, txn.acct_id, txn.category_id, txn.txn_date.isoformat(), txn.txn_id),
+        "type": keys.TRANSACTION,
+        "user_id": txn.user_id,
+        "acct_id": txn.acct_id,
+        "txn_id": txn.txn_id,
+        "txn_amount": txn.amount,
+        "txn_date": txn.txn_date.isoformat(),
+        "txn_pending": txn.pending,
+        "txn_category_id": txn.category_id,
+        "ttl": transaction_ttl(txn.txn_date, now),
+    }
+    optional: dict[str, Any] = {
+        "txn_name": txn.name,
+        "txn_authorized_date": txn.authorized_date.isoformat() if txn.authorized_date else None,
+        "txn_authorized_datetime": txn.authorized_datetime,
+        "txn_merchant_name": txn.merchant_name,
+        "txn_original_description": txn.original_description,
+        "txn_pending_transaction_id": txn.pending_transaction_id,
+        "txn_category": list(txn.category) if txn.category else None,
+        "txn_personal_finance_category": dict(txn.personal_finance_category) if txn.personal_finance_category else None,
+        "txn_iso_cc": txn.iso_currency_code,
+        "merchant_logo_url": txn.merchant_logo_url,
+        "merchant_website": txn.merchant_website,
+    }
+    item.update({k: v for k, v in optional.items() if v not in (None, "", [], {})})
+    if txn.removed:
+        item.update(_removed_keys(item))
+        item["txn_removed"] = True
+    return item
+
+
+def _removed_keys(item: Mapping[str, Any]) -> dict[str, str]:
+    return {f"GSI{n}SK": keys.removed(str(item[f"GSI{n}SK"])) for n in GSI_NUMBERS if f"GSI{n}SK" in item}
+
+
+def amount_from_item(item: Mapping[str, Any]) -> int:
+    """Stored cents, corrected by ``txn_amount_string`` on legacy rows.
+
+    Rows written before 07/24 may hold a wrong ``txn_amount`` for negative amounts (money
+    coming in); those rows carry ``txn_amount_string`` (dollars), which wins when it says
+    the amount is negative.
+    """
+    amount = from_dynamo(item["txn_amount"])
+    legacy = item.get("txn_amount_string")
+    if legacy is None:
+        return amount
+    try:
+        corrected = dollars_to_cents(legacy)
+    except ValidationError:
+        return amount
+    return corrected if corrected < 0 else amount
+
+
+def from_item(item: Mapping[str, Any]) -> Transaction:
+    authorized = item.get("txn_authorized_date")
+    return Transaction(
+        user_id=str(item["user_id"]),
+        acct_id=str(item["acct_id"]),
+        txn_id=str(item["txn_id"]),
+        amount=amount_from_item(item),
+        txn_date=date.fromisoformat(str(item["txn_date"])),
+        name=str(item.get("txn_name", "")),
+        pending=bool(item.get("txn_pending", False)),
+        category_id=str(item.get("txn_category_id", UNCATEGORIZED)),
+        category=tuple(item.get("txn_category", ())),
+        authorized_date=date.fromisoformat(str(authorized)) if authorized else None,
+        authorized_datetime=item.get("txn_authorized_datetime"),
+        merchant_name=item.get("txn_merchant_name"),
+        original_description=item.get("txn_original_description"),
+        pending_transaction_id=item.get("txn_pending_transaction_id"),
+        personal_finance_category=item.get("txn_personal_finance_category"),
+        iso_currency_code=item.get("txn_iso_cc"),
+        merchant_logo_url=item.get("merchant_logo_url"),
+        merchant_website=item.get("merchant_website"),
+        removed=bool(item.get("txn_removed", False)),
+    )
+
+
+# --- writes ---------------------------------------------------------------------------
+
+
+def put_transaction_items(items: Iterable[dict[str, Any]]) -> int:
+    """Batch-write prepared rows (a repeated txn_id is written once); returns rows written."""
+    return put_items(tables.transactions().name, items, ("PK", "SK"))
+
+
+def soft_delete(txn_id: str) -> bool:
+    """Mark one transaction removed; False when no row exists (its tombstone still guards it).
+
+    The GSI sort keys derive from the row's date, read first; the write is conditioned on
+    that date so a concurrent rewrite with another date makes it retry, never corrupt keys.
+    """
+    table = tables.transactions()
+    for _ in range(3):
+        with translated():
+            item = table.get_item(
+                Key=keys.transaction_key(txn_id), ConsistentRead=True, ProjectionExpression="txn_date"
+            ).get("Item")
+        if item is None:
+            return False
+        txn_date = str(item["txn_date"])
+        removed_sk = keys.removed(keys.transaction_date_sk(txn_date, txn_id))
+        try:
+            with translated():
+                table.update_item(
+                    Key=keys.transaction_key(txn_id),
+                    UpdateExpression="SET txn_removed = :t, " + ", ".join(f"GSI{n}SK = :sk" for n in GSI_NUMBERS),
+                    ConditionExpression="attribute_exists(PK) AND txn_date = :d",
+                    ExpressionAttributeValues={":t": True, ":sk": removed_sk, ":d": txn_date},
+                )
+            return True
+        except ConditionFailedError:
+            continue
+    raise ConditionFailedError(f"transaction {txn_id} kept changing while being removed")
+
+
+# --- reads ----------------------------------------------------------------------------
+
+
+def get_transaction(txn_id: str) -> Transaction | None:
+    """Point read by id (strongly consistent); removed rows are returned too."""
+    with translated():
+        item = tables.transactions().get_item(Key=keys.transaction_key(txn_id), ConsistentRead=True).get("Item")
+    return from_item(item) if item else None
+
+
+@dataclass(frozen=True)
+class Page:
+    transactions: list[Transaction]
+    cursor: str | None
+
+
+def list_transactions(
+    user_id: str,
+    *,
+    acct_id: str | None = None,
+    category_id: str | None = None,
+    start: date | None = None,
+    end: date | None = None,
+    limit: int = 100,
+    cursor: str | None = None,
+) -> Page:
+    """A user's live transactions, newest first, from the GSI that fits the filters.
+
+    GSIs are eventually consistent: a row written a moment ago may not be listed yet.
+    The cursor is opaque and only positions within this user's own query.
+    """
+    index, pk = _index_for(user_id, acct_id, category_id)
+    condition = Key(f"{index}PK").eq(pk) & _date_condition(f"{index}SK", start, end)
+    kwargs: dict[str, Any] = {
+        "IndexName": index,
+        "KeyConditionExpression": condition,
+        "ScanIndexForward": False,
+        "Limit": limit,
+    }
+    if cursor:
+        kwargs["ExclusiveStartKey"] = _start_key(cursor, index, pk)
+    with translated():
+        response = tables.transactions().query(**kwargs)
+    rows = [from_item(i) for i in response.get("Items", [])]
+    more = "LastEvaluatedKey" in response and rows
+    return Page(rows, encode_cursor(rows[-1].txn_date.isoformat(), rows[-1].txn_id) if more else None)
+
+
+def _index_for(user_id: str, acct_id: str | None, category_id: str | None) -> tuple[str, str]:
+    if acct_id and category_id:
+        return "GSI4", keys.account_category_transactions_pk(user_id, acct_id, category_id)
+    if acct_id:
+        return "GSI3", keys.account_transactions_pk(user_id, acct_id)
+    if category_id:
+        return "GSI2", keys.user_category_transactions_pk(user_id, category_id)
+    return "GSI1", keys.user_transactions_pk(user_id)
+
+
+def _date_condition(sk: str, start: date | None, end: date | None) -> Any:
+    # Sort keys are DATE#<YYYY-MM-DD>#TXN#<id>; '~' sorts after every id character.
+    low = keys.DATE_PREFIX + (start.isoformat() if start else "")
+    if end is None:
+        return Key(sk).begins_with(keys.DATE_PREFIX) if start is None else Key(sk).between(low, keys.DATE_PREFIX + "~")
+    return Key(sk).between(low, keys.DATE_PREFIX + end.isoformat() + keys.SEP + "~")
+
+
+def encode_cursor(txn_date: str, txn_id: str) -> str:
+    """An opaque position: the last row's date and id, never a raw DynamoDB key."""
+    return base64.urlsafe_b64encode(json.dumps([txn_date, txn_id]).encode()).decode().rstrip("=")
+
+
+def _start_key(cursor: str, index: str, pk: str) -> dict[str, str]:
+    """The ExclusiveStartKey for ``cursor`` within this query's own partition."""
+    try:
+        txn_date, txn_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        date.fromisoformat(txn_date)
+        txn_key = keys.transaction_key(txn_id)
+        sort_key = keys.transaction_date_sk(txn_date, txn_id)
+    except (ValueError, TypeError) as exc:
+        raise ValidationError("invalid cursor") from exc
+    return {**txn_key, f"{index}PK": pk, f"{index}SK": sort_key}

@@ -1,0 +1,1 @@
+"""The service's domain events, published to its own EventBridge bus."""

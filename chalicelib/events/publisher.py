@@ -1,0 +1,38 @@
+"""Domain events with stable ids, so consumers can deduplicate at-least-once deliveries.
+
+EventBridge assigns its own ``id`` to every PutEvents call, so a retried publish looks
+like a new event. Each detail therefore carries ``event_id``, derived from what the event
+is about: publishing the same fact twice yields the same ``event_id``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from chalicelib.aws.messaging import put_event
+from chalicelib.settings import get_settings
+
+USER_NEW_TXNS_BATCH_COMPLETED = "user_new_txns_batch_completed"
+NEW_ACCOUNT = "new_account"
+PLAID_ITEM_CONNECTION_LOST = "plaid_item_connection_lost"
+PLAID_ITEM_CONNECTION_REVOKED = "plaid_item_connection_revoked"
+
+
+def event_id(name: str, *parts: str) -> str:
+    digest = hashlib.sha256("|".join((name, *parts)).encode()).hexdigest()[:32]
+    return f"{name}:{digest}"
+
+
+def publish(name: str, detail: Mapping[str, Any], *id_parts: str) -> str:
+    """Publish ``name`` with ``detail``; the id derives from ``id_parts``. Returns the id."""
+    eid = event_id(name, *id_parts)
+    put_event(get_settings().event_bus, name, {**detail, "event_id": eid, "event_name": name})
+    return eid
+
+
+def new_txns_batch_completed(user_id: str, item_id: str, mine_id: str) -> str:
+    return publish(
+        USER_NEW_TXNS_BATCH_COMPLETED, {"user_id": user_id, "item_id": item_id, "mine_id": mine_id}, item_id, mine_id
+    )

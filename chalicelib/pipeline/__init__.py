@@ -1,0 +1,1 @@
+"""Pipeline stages: intake, miner, throttle-miner, refiner."""

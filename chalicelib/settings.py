@@ -54,6 +54,116 @@ def _env_float(name: str, default: float) -> float:
         raise ConfigurationError(f"{name} must be a number, got {raw!r}") from exc
 
 
+def _text(name: str, default: str) -> str:
+    value = os.environ.get(name, default).strip()
+    if not value:
+        raise ConfigurationError(f"{name} must not be empty")
+    return value
+
+
+def _url(name: str, default: str) -> str:
+    value = _text(name, default).rstrip("/")
+    if not value.startswith(("http://", "https://")):
+        raise ConfigurationError(f"{name} must be an http(s) URL, got {value!r}")
+    return value
+
+
+def _bounded(name: str, default: float, *, minimum: float) -> float:
+    value = _env_float(name, default)
+    if value < minimum:
+        raise ConfigurationError(f"{name} must be at least {minimum}, got {value!r}")
+    return value
+
+
+def _whole(name: str, default: int, *, minimum: int) -> int:
+    value = _env_int(name, default)
+    if value < minimum:
+        raise ConfigurationError(f"{name} must be at least {minimum}, got {value!r}")
+    return value
+
+
+def _secret(name: str, local_default: str, stage: str) -> str:
+    """A secret from ``<name>``, else from the SSM SecureString named by ``<name>_PARAMETER``.
+
+    Outside prod a local default (what the local fakes accept) fills in; in prod a missing
+    secret is a configuration error, never a silent default.
+    """
+    value = os.environ.get(name, "").strip()
+    if value:
+        return value
+    parameter = os.environ.get(f"{name}_PARAMETER", "").strip()
+    if parameter:
+        from aws_lambda_powertools.utilities.parameters import get_parameter
+
+        return str(get_parameter(parameter, decrypt=True, max_age=300))
+    if stage == "prod":
+        raise ConfigurationError(f"{name} (or {name}_PARAMETER) must be set in prod")
+    return local_default
+
+
+LOCAL_HOST = "127.0.0.1"
+PLAID_PORT = 4567
+USER_SERVICE_PORT = 4570
+PAYMENTS_SERVICE_PORT = 4571
+ADMIN_API_PORT = 4572
+SEGMENT_PORT = 4573
+
+#: Credentials the local fakes accept, so the run command works with no set-up (never prod).
+LOCAL_PLAID_CLIENT_ID = "local-client-id"
+LOCAL_PLAID_SECRET = "local-secret"  # noqa: S105 - what the local fake accepts
+LOCAL_USER_SERVICE_TOKEN = "local-user-service-token"  # noqa: S105 - what the local fakes accept
+LOCAL_PAYMENTS_SERVICE_TOKEN = "local-payments-service-token"  # noqa: S105 - what the local fakes accept
+LOCAL_ADMIN_API_TOKEN = "local-admin-api-token"  # noqa: S105 - what the local fakes accept
+LOCAL_SEGMENT_WRITE_KEY = "local-segment-write-key"
+
+
+def _local(port: int) -> str:
+    return f"http://{LOCAL_HOST}:{port}"
+
+
+@dataclass(frozen=True)
+class PeerConfig:
+    """Base URLs, credentials, timeouts and retry budget for every peer service."""
+
+    user_service_url: str
+    payments_service_url: str
+    admin_api_url: str
+    segment_host: str
+    user_service_token: str = field(repr=False)
+    payments_service_token: str = field(repr=False)
+    admin_api_token: str = field(repr=False)
+    segment_write_key: str = field(repr=False)
+    connect_timeout_seconds: float = 2.0
+    read_timeout_seconds: float = 5.0
+    #: Attempts per idempotent call (1 = no retry); retries only on 502/503/504 and refused connections.
+    max_attempts: int = 3
+    #: First backoff; doubles per retry, capped at ``backoff_max_seconds``.
+    backoff_seconds: float = 0.2
+    backoff_max_seconds: float = 2.0
+    #: Compress Segment batches (the real API accepts gzip; the fake does too).
+    segment_gzip: bool = True
+
+
+def load_peer_config(stage: str | None = None) -> PeerConfig:
+    stage = stage or _env("STAGE", "dev")
+    return PeerConfig(
+        user_service_url=_url("USER_SERVICE_URL", _local(USER_SERVICE_PORT)),
+        payments_service_url=_url("PAYMENTS_SERVICE_URL", _local(PAYMENTS_SERVICE_PORT)),
+        admin_api_url=_url("ADMIN_API_URL", _local(ADMIN_API_PORT)),
+        segment_host=_url("SEGMENT_HOST", _local(SEGMENT_PORT)),
+        user_service_token=_secret("USER_SERVICE_TOKEN", LOCAL_USER_SERVICE_TOKEN, stage),
+        payments_service_token=_secret("PAYMENTS_SERVICE_TOKEN", LOCAL_PAYMENTS_SERVICE_TOKEN, stage),
+        admin_api_token=_secret("ADMIN_API_TOKEN", LOCAL_ADMIN_API_TOKEN, stage),
+        segment_write_key=_text("SEGMENT_WRITE_KEY", _secret("SEGMENT_WRITE_KEY", LOCAL_SEGMENT_WRITE_KEY, stage)),
+        connect_timeout_seconds=_bounded("PEER_CONNECT_TIMEOUT_SECONDS", 2.0, minimum=0.01),
+        read_timeout_seconds=_bounded("PEER_READ_TIMEOUT_SECONDS", 5.0, minimum=0.01),
+        max_attempts=_whole("PEER_MAX_ATTEMPTS", 3, minimum=1),
+        backoff_seconds=_bounded("PEER_BACKOFF_SECONDS", 0.2, minimum=0),
+        backoff_max_seconds=_bounded("PEER_BACKOFF_MAX_SECONDS", 2.0, minimum=0),
+        segment_gzip=_env_bool("SEGMENT_GZIP", True),
+    )
+
+
 @dataclass(frozen=True)
 class Settings:
     """Resolved configuration; build it with :func:`get_settings`."""
@@ -84,7 +194,8 @@ class Settings:
     plaid_base_url: str
     plaid_client_id: str
     plaid_secret: str = field(repr=False)
-    plaid_timeout_seconds: float = 10.0
+    plaid_timeout_seconds: float
+    peers: PeerConfig
 
     @property
     def is_prod(self) -> bool:
@@ -117,10 +228,11 @@ def load_settings() -> Settings:
         auth0_event_bus=_env("AUTH0_EVENT_BUS", prefix + "auth0-logs"),
         account_balance_ttl_days=_env_int("ACCOUNT_BALANCE_TTL_DAYS", 100),
         enable_liability_mining=_env_bool("ENABLE_LIABILITY_MINING", stage != "prod"),
-        plaid_base_url=_env("PLAID_BASE_URL", "http://127.0.0.1:4567"),
-        plaid_client_id=_env("PLAID_CLIENT_ID", "local-client-id"),
-        plaid_secret=_env("PLAID_SECRET", "local-secret"),
-        plaid_timeout_seconds=_env_float("PLAID_TIMEOUT_SECONDS", 10.0),
+        plaid_base_url=_url("PLAID_BASE_URL", _local(PLAID_PORT)),
+        plaid_client_id=_secret("PLAID_CLIENT_ID", LOCAL_PLAID_CLIENT_ID, stage),
+        plaid_secret=_secret("PLAID_SECRET", LOCAL_PLAID_SECRET, stage),
+        plaid_timeout_seconds=_bounded("PLAID_TIMEOUT_SECONDS", 10.0, minimum=0.01),
+        peers=load_peer_config(stage),
     )
 
 

@@ -259,3 +259,59 @@ def identity_verification_gsi_keys(
         keys["GSI2PK"] = users_pk(user_id)
         keys["GSI2SK"] = join("IDENTITY_VERIFICATION", watchlist_id)
     return keys
+
+
+# --- builders for the webhook-info, category, summary, layer, item, liability, identity
+# --- verification, institution and account-change modules ------------------------------
+
+INSTITUTION = "INSTITUTION"
+ACCOUNT_CHANGE = "ACCOUNT_CHANGE"
+#: Sorts after every character a key segment holds: the top of a ``BETWEEN`` range.
+HIGH = "~"
+
+
+def webhook_source_prefix(source: str, webhook_type: str | None = None, code: str | None = None) -> str:
+    """GSI4 sort-key prefix: every webhook of a source, of a source and type, or also of a code."""
+    if webhook_type is None:
+        return join("SOURCE", source, "TYPE") + SEP
+    return join("SOURCE", source) + SEP + webhook_type_prefix(webhook_type, code)
+
+
+def summary_month_range(start_month: str, end_month: str) -> tuple[str, str]:
+    """``BETWEEN`` bounds covering every granularity of the months ``start..end`` (inclusive)."""
+    return join("DATE", start_month), join("DATE", end_month) + HIGH
+
+
+def liability_account_pk(acct_id: str) -> str:
+    """GSI1 partition of an account's current liability row."""
+    return join("LIABILITIES", acct_id)
+
+
+def liability_history_account_pk(acct_id: str) -> str:
+    """GSI1 partition of an account's liability history."""
+    return join("LIABILITY_HISTORY", acct_id)
+
+
+def liability_history_prefix(item_id: str, acct_id: str) -> str:
+    """Base-table sort-key prefix of one account's history rows (strongly consistent reads)."""
+    return join("ITEM", item_id, "ACCOUNT", acct_id, "TIMESTAMP") + SEP
+
+
+TIMESTAMP_PREFIX = "TIMESTAMP" + SEP
+
+
+def identity_verification_watchlist_sk(watchlist_id: str) -> str:
+    """GSI2 sort key: the session a watchlist screening belongs to."""
+    return join("IDENTITY_VERIFICATION", watchlist_id)
+
+
+def institution_key(institution_id: str) -> dict[str, str]:
+    if not institution_id:
+        raise ValueError("empty institution id")
+    return {"institution_id": institution_id}
+
+
+def account_change_key(user_id: str, change_date: str) -> dict[str, str]:
+    if not user_id or not change_date:
+        raise ValueError("account change keys need a user id and a change date")
+    return {"user_id": user_id, "change_date": change_date}

@@ -36,3 +36,19 @@ def new_txns_batch_completed(user_id: str, item_id: str, mine_id: str) -> str:
     return publish(
         USER_NEW_TXNS_BATCH_COMPLETED, {"user_id": user_id, "item_id": item_id, "mine_id": mine_id}, item_id, mine_id
     )
+
+
+def connection_lost(user_id: str, item_id: str, error_code: str, cause_id: str) -> str:
+    return publish(
+        PLAID_ITEM_CONNECTION_LOST,
+        {"user_id": user_id, "item_id": item_id, "error_code": error_code},
+        item_id,
+        cause_id,
+    )
+
+
+def connection_revoked(user_id: str, item_id: str, reason: str, cause_id: str, account_id: str | None = None) -> str:
+    detail = {"user_id": user_id, "item_id": item_id, "reason": reason}
+    if account_id:
+        detail["account_id"] = account_id
+    return publish(PLAID_ITEM_CONNECTION_REVOKED, detail, item_id, reason, cause_id)

@@ -1,7 +1,8 @@
 """Refining Plaid data into rows: pure functions, no I/O.
 
 A transactions response becomes ACCOUNT and BALANCE rows (one per account; accounts in an
-unknown currency are skipped) and TRANSACTION rows. A transaction that cannot be converted
+unknown currency are skipped, and their transactions with them: a crypto account's rows cannot
+be stored as cents) and TRANSACTION rows. Any other transaction that cannot be converted
 (null, bad date, unknown currency, bad amount) makes the whole record unconvertible
 (seed 002): :class:`UnconvertibleRecordError`, which the refiner logs and skips.
 """
@@ -41,7 +42,12 @@ def refine_page(user_id: str, item_id: str, response: Mapping[str, Any]) -> Refi
             skipped.append(str(raw.get("account_id", "")) if isinstance(raw, Mapping) else "")
         else:
             accounts.append(account)
-    txns = [refine_transaction(user_id, raw) for raw in response.get("transactions") or []]
+    skipped_ids = set(skipped)
+    txns = [
+        refine_transaction(user_id, raw)
+        for raw in response.get("transactions") or []
+        if not (isinstance(raw, Mapping) and raw.get("account_id") in skipped_ids)
+    ]
     return RefinedPage(accounts, txns, skipped)
 
 

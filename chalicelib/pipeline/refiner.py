@@ -10,10 +10,12 @@ so replays and duplicates leave the same rows.
 
 from __future__ import annotations
 
+import base64
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from chalicelib.aws.messaging import send_message
 from chalicelib.data import accounts, balances, removes, transactions
@@ -101,3 +103,17 @@ def _apply_removed(record: PageRecord, now: datetime) -> int:
     # Tombstones first: from then on a late copy of the transaction cannot resurrect it.
     removes.put_remove_items(removes.remove_item(t, record.user_id, record.item_id, now) for t in ids)
     return sum(transactions.soft_delete(t) for t in ids)
+
+
+def handle_kinesis_event(event: Mapping[str, Any], now: datetime | None = None) -> dict[str, list[dict[str, str]]]:
+    """The Lambda entry: decode each record's base64 data, then :func:`refine_records`."""
+    return refine_records((_input(r) for r in event.get("Records", [])), now)
+
+
+def _input(record: Mapping[str, Any]) -> KinesisInput:
+    kinesis = record.get("kinesis", {})
+    try:
+        data = base64.b64decode(kinesis.get("data", ""), validate=True)
+    except (ValueError, TypeError):
+        data = b""  # undecodable: refine_records logs and skips it
+    return KinesisInput(str(kinesis.get("sequenceNumber", "")), data)

@@ -1,0 +1,1 @@
+"""The HTTP API: request parsing, authorization, responses, error mapping."""

@@ -1,0 +1,132 @@
+"""The miner: routes each webhook message (seed 002, Miner Routing and TRANSACTIONS).
+
+1. Parse; an unknown ``webhook_type`` or ITEM code is dropped without retry.
+2. ``WEBHOOK_UPDATE_ACKNOWLEDGED``: done.
+3. IDENTITY_VERIFICATION and SCREENING carry no item id: straight to the KYC handler.
+4. Look the item up by id; not found: dropped.
+5. A REMOVED item and ``source=FROM_LISTENER``: dropped.
+6. Refresh the item from Plaid (status, error code, products, update times).
+7. Route by type; every handled webhook writes a WEBHOOK_INFO row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from chalicelib.data import items, webhook_info
+from chalicelib.data.ttl import utcnow
+from chalicelib.data.webhook_info import UpdateInfo, WebhookInfo, WebhookSource
+from chalicelib.pipeline import kyc, lifecycle
+from chalicelib.pipeline.batches import DropMessageError
+from chalicelib.pipeline.messages import PageRecord, WebhookMessage, parse_webhook_message
+from chalicelib.pipeline.mining import ItemRef, mine_page, put_records
+from chalicelib.plaid.client import get_plaid
+from chalicelib.plaid.errors import PlaidItemError, PlaidItemNotFoundError
+
+TRANSACTIONS = "TRANSACTIONS"
+ITEM = "ITEM"
+AUTH = "AUTH"
+LIABILITIES = "LIABILITIES"
+IDENTITY_VERIFICATION = "IDENTITY_VERIFICATION"
+SCREENING = "SCREENING"
+ALLOWED_TYPES = frozenset({TRANSACTIONS, ITEM, AUTH, LIABILITIES, IDENTITY_VERIFICATION, SCREENING})
+ALLOWED_ITEM_CODES = frozenset(
+    {"WEBHOOK_UPDATE_ACKNOWLEDGED", "LOGIN_REPAIRED", "USER_PERMISSION_REVOKED", "USER_ACCOUNT_REVOKED", "ERROR"}
+)
+#: TRANSACTIONS codes that mine, with their window in days.
+MINE_WINDOWS = {"DEFAULT_UPDATE": 14, "INITIAL_UPDATE": 30, "HISTORICAL_UPDATE": 180}
+TRANSACTIONS_REMOVED = "TRANSACTIONS_REMOVED"
+#: Plaid errors that end a DEFAULT_UPDATE mine without retry.
+END_DEFAULT_UPDATE_CODES = frozenset({"ITEM_LOGIN_REQUIRED", "NO_ACCOUNTS"})
+
+
+def handle_webhook_body(body: str, now: datetime | None = None) -> None:
+    """Route one queue message (raises to retry, DropMessageError to drop)."""
+    route_webhook(parse_webhook_message(body), now or utcnow())
+
+
+def route_webhook(message: WebhookMessage, now: datetime) -> None:
+    kind, code = message.webhook_type, message.webhook_code
+    if kind not in ALLOWED_TYPES:
+        raise DropMessageError("unhandled_type", webhook_type=kind, webhook_code=code)
+    if kind == ITEM and code not in ALLOWED_ITEM_CODES:
+        raise DropMessageError("unhandled_item_code", webhook_code=code)
+    if kind == TRANSACTIONS and code not in MINE_WINDOWS and code != TRANSACTIONS_REMOVED:
+        raise DropMessageError("unhandled_transactions_code", webhook_code=code)
+    if code == "WEBHOOK_UPDATE_ACKNOWLEDGED":
+        return
+    if kind in (IDENTITY_VERIFICATION, SCREENING):
+        kyc.handle_kyc_webhook(message, now)
+        return
+    if not message.item_id:
+        raise DropMessageError("missing_item_id", webhook_type=kind, webhook_code=code)
+    item = items.get_item_by_id(message.item_id)
+    if item is None:
+        raise DropMessageError("item_not_found", item_id=message.item_id)
+    if item.status == items.ItemStatus.REMOVED and message.source == WebhookSource.FROM_LISTENER:
+        raise DropMessageError("listener_remine_of_removed_item", item_id=message.item_id)
+    item = refresh_item(item)
+    update_info = ROUTES[kind](message, item, now)
+    webhook_info.record_webhook(
+        WebhookInfo(
+            user_id=item.user_id,
+            item_id=item.item_id,
+            webhook_type=kind,
+            webhook_code=code,
+            source=WebhookSource(message.source),
+            received_at=datetime.fromisoformat(message.received_at.replace("Z", "+00:00")),
+            message_id=message.message_id,
+            payload=message.to_json(),
+            update_info=update_info,
+        )
+    )
+
+
+def refresh_item(item: items.Item) -> items.Item:
+    """Bring the ITEM row up to date with Plaid's view of the item (seed step 6)."""
+    if item.status == items.ItemStatus.REMOVED:
+        # REMOVED is final: its token is revoked at Plaid and nothing may revive the row.
+        raise DropMessageError("item_removed", item_id=item.item_id)
+    try:
+        response = get_plaid().item_get(item.access_token)
+    except PlaidItemNotFoundError as exc:
+        raise DropMessageError("item_gone_at_plaid", item_id=item.item_id) from exc
+    try:
+        return items.refresh_from_plaid(item, response)
+    except items.ItemRemovedError as exc:
+        raise DropMessageError("item_removed", item_id=item.item_id) from exc
+
+
+# --- TRANSACTIONS ---------------------------------------------------------------------
+
+
+def route_transactions(message: WebhookMessage, item: items.Item, now: datetime) -> UpdateInfo | None:
+    code = message.webhook_code
+    if code == TRANSACTIONS_REMOVED:
+        removed = [str(t) for t in message.payload.get("removed_transactions") or []]
+        put_records(PageRecord(item.user_id, item.item_id, message.message_id, True, None, removed))
+        return None
+    end = now.astimezone(UTC).date()
+    start = end - timedelta(days=MINE_WINDOWS[code])
+    try:
+        outcome = mine_page(ItemRef(item.user_id, item.item_id, item.access_token), start, end, 0, message.message_id)
+    except PlaidItemError as exc:
+        if code == "DEFAULT_UPDATE" and exc.error_code in END_DEFAULT_UPDATE_CODES:
+            raise DropMessageError("mine_ended", item_id=item.item_id, error_code=exc.error_code) from exc
+        raise
+    return UpdateInfo(
+        total_transactions=outcome.total,
+        accounts=tuple(str(a.get("account_id")) for a in outcome.accounts),
+        institution_id=outcome.institution_id,
+    )
+
+
+Route = Callable[[WebhookMessage, items.Item, datetime], UpdateInfo | None]
+
+ROUTES: dict[str, Route] = {
+    TRANSACTIONS: route_transactions,
+    ITEM: lifecycle.route_item,
+    AUTH: lifecycle.route_auth,
+    LIABILITIES: lifecycle.route_liabilities,
+}

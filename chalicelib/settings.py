@@ -54,6 +54,15 @@ def _env_float(name: str, default: float) -> float:
         raise ConfigurationError(f"{name} must be a number, got {raw!r}") from exc
 
 
+def _optional_delay(name: str) -> int | None:
+    if os.environ.get(name) is None:
+        return None
+    value = _env_int(name, 0)
+    if not 0 <= value <= 900:
+        raise ConfigurationError(f"{name} must be between 0 and 900 seconds (SQS' limit), got {value}")
+    return value
+
+
 def _text(name: str, default: str) -> str:
     value = os.environ.get(name, default).strip()
     if not value:
@@ -188,6 +197,8 @@ class Settings:
     event_bus: str
     auth0_event_bus: str
 
+    #: Per-message delay for MineRequests; None keeps the throttle queue's own (30 s).
+    throttle_delay_seconds: int | None
     account_balance_ttl_days: int
     enable_liability_mining: bool
 
@@ -226,6 +237,7 @@ def load_settings() -> Settings:
         transactions_stream=_env("TRANSACTIONS_STREAM", prefix + "txn-plaid-transactions"),
         event_bus=_env("EVENT_BUS", prefix + "txn-events"),
         auth0_event_bus=_env("AUTH0_EVENT_BUS", prefix + "auth0-logs"),
+        throttle_delay_seconds=_optional_delay("THROTTLE_DELAY_SECONDS"),
         account_balance_ttl_days=_env_int("ACCOUNT_BALANCE_TTL_DAYS", 100),
         enable_liability_mining=_env_bool("ENABLE_LIABILITY_MINING", stage != "prod"),
         plaid_base_url=_url("PLAID_BASE_URL", _local(PLAID_PORT)),

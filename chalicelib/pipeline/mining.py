@@ -57,7 +57,8 @@ def mine_page(item: ItemRef, start: date, end: date, offset: int, mine_id: str) 
     next_offset = None if last_page else offset + len(txns)
     if next_offset is not None:
         request = MineRequest(item.item_id, item.user_id, start, end, next_offset, mine_id)
-        send_message(get_settings().throttle_queue, request.to_json())
+        settings = get_settings()
+        send_message(settings.throttle_queue, request.to_json(), delay_seconds=settings.throttle_delay_seconds)
     institution = (response.get("item") or {}).get("institution_id")
     return PageOutcome(total, len(txns), last_page, next_offset, accounts, institution)
 

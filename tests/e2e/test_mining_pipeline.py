@@ -1,0 +1,177 @@
+"""End to end: a webhook signed by the fake Plaid, POSTed over HTTP, mined and refined."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import boto3
+import pytest
+from boto3.dynamodb.conditions import Key
+
+from chalicelib.data import accounts, keys, tables, transactions, webhook_info
+from chalicelib.data.ttl import transaction_ttl
+from chalicelib.settings import get_settings
+from ops.fakes.plaid import FakeItem, FakePlaid
+from ops.runtime import EventRuntime
+from tests.e2e.conftest import link_item
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def webhook(fake: FakeItem, code: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "webhook_type": "TRANSACTIONS",
+        "webhook_code": code,
+        "item_id": fake.item_id,
+        "environment": "sandbox",
+        **extra,
+    }
+
+
+def stored_rows(user_id: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every refined row of a user (accounts, balances, transactions), by key."""
+    table = tables.transactions()
+    rows: list[dict[str, Any]] = []
+    for pk in (keys.accounts_pk(user_id), keys.balances_pk(user_id)):
+        rows += table.query(KeyConditionExpression=Key("PK").eq(pk), ConsistentRead=True)["Items"]
+    kwargs: dict[str, Any] = {
+        "IndexName": "GSI1",
+        "KeyConditionExpression": Key("GSI1PK").eq(keys.user_transactions_pk(user_id)),
+    }
+    while True:
+        page = table.query(**kwargs)
+        rows += page["Items"]
+        if "LastEvaluatedKey" not in page:
+            break
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return {(r["PK"], r["SK"]): r for r in rows}
+
+
+def comparable(rows: dict[tuple[str, str], dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Rows without the attributes that depend on when they were written."""
+    volatile = {"ttl", "acct_updated_at"}
+    return {k: {a: v for a, v in r.items() if a not in volatile} for k, r in rows.items()}
+
+
+def in_window(fake: FakeItem, days: int) -> list[dict[str, Any]]:
+    start = datetime.now(UTC).date() - timedelta(days=days)
+    return [t for t in fake.transactions if date.fromisoformat(t["date"]) >= start]
+
+
+def test_a_signed_webhook_is_mined_and_refined_into_rows(
+    app_url: str, fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
+) -> None:
+    # GIVEN an item with 1,100 transactions in the last 170 days, linked for the user
+    fake = link_item(fake_plaid, user_id, transaction_count=1100, history_days=170, loans=False)
+    expected = in_window(fake, 180)
+    assert len(expected) > 1000, "three pages of up to 500"
+
+    # WHEN Plaid sends a signed HISTORICAL_UPDATE to the app over HTTP and the pipeline runs
+    delivery = fake_plaid.send_webhook(f"{app_url}/v1/plaid", webhook(fake, "HISTORICAL_UPDATE", new_transactions=1100))
+    assert delivery.status == 200, delivery
+    result = runtime.drain(timeout=120)
+
+    # THEN the miner, the throttle-miner (twice) and the refiner ran without a failure
+    assert result.idle
+    stats = runtime.stats
+    assert stats["mine_webhooks"].records == 1
+    assert stats["mine_throttled"].records == 2
+    assert sum(s.failures for s in stats.values()) == 0
+    # AND every transaction is stored with its keys and TTL
+    now = datetime.now(UTC)
+    for txn in expected:
+        row = tables.transactions().get_item(Key=keys.transaction_key(txn["transaction_id"]))["Item"]
+        assert row["user_id"] == user_id
+        assert row["GSI3PK"] == f"ACCOUNTS#{user_id}#ACCOUNT#{txn['account_id']}"
+        assert row["GSI1SK"] == f"DATE#{txn['date']}#TXN#{txn['transaction_id']}"
+        ttl_now = transaction_ttl(date.fromisoformat(txn["date"]), now)
+        assert abs(int(row["ttl"]) - ttl_now) < 600
+    # AND every account is stored with a balance row
+    assert {a.acct_id for a in accounts.list_accounts(user_id)} == set(fake.roles().values())
+    # AND one WEBHOOK_INFO row records the first page's totals
+    [info] = webhook_info.transaction_webhooks(fake.item_id)
+    assert info.webhook_code == "HISTORICAL_UPDATE" and info.source == "PLAID"
+    assert info.update_info is not None and info.update_info.total_transactions == len(expected)
+    # AND Plaid was asked for three pages at offsets 0, 500, 1000
+    offsets = [
+        c.body["options"]["offset"]
+        for c in fake_plaid.calls("/transactions/get")
+        if c.body["access_token"] == fake.access_token
+    ]
+    assert offsets == [0, 500, 1000]
+
+    # WHEN Plaid then removes two of them
+    gone = [expected[0]["transaction_id"], expected[-1]["transaction_id"]]
+    fake_plaid.remove_transactions(fake.access_token, gone)
+    delivery = fake_plaid.send_webhook(
+        f"{app_url}/v1/plaid", webhook(fake, "TRANSACTIONS_REMOVED", removed_transactions=gone)
+    )
+    assert delivery.status == 200
+    runtime.drain(timeout=60)
+
+    # THEN they are soft-deleted: not listed, still readable by id
+    listed: set[str] = set()
+    cursor = None
+    while True:
+        page = transactions.list_transactions(user_id, limit=500, cursor=cursor)
+        listed |= {t.txn_id for t in page.transactions}
+        if not (cursor := page.cursor):
+            break
+    assert listed == {t["transaction_id"] for t in expected} - set(gone)
+    for txn_id in gone:
+        point = transactions.get_transaction(txn_id)
+        assert point is not None and point.removed
+
+
+def test_duplicate_shuffled_delivery_leaves_the_same_rows(
+    app_url: str, fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
+) -> None:
+    # GIVEN an item mined once with ordinary delivery
+    fake = link_item(fake_plaid, user_id, transaction_count=700, history_days=170, loans=False)
+    assert fake_plaid.send_webhook(f"{app_url}/v1/plaid", webhook(fake, "HISTORICAL_UPDATE")).status == 200
+    runtime.drain(timeout=120)
+    once = comparable(stored_rows(user_id))
+    assert len(once) > 700
+
+    # WHEN the same webhook is mined again with every batch delivered twice, SQS batches shuffled
+    import app as app_module
+
+    noisy = EventRuntime(
+        app_module.app, visibility_timeout=1, ttl_interval=None, duplicate_delivery=True, shuffle=True, seed=7
+    )
+    assert fake_plaid.send_webhook(f"{app_url}/v1/plaid", webhook(fake, "HISTORICAL_UPDATE")).status == 200
+    noisy.drain(timeout=120)
+
+    # THEN the refined rows are exactly the same
+    assert comparable(stored_rows(user_id)) == once
+    # AND each delivered message wrote one WEBHOOK_INFO row, however often it was delivered
+    assert len(webhook_info.transaction_webhooks(fake.item_id)) == 2
+
+
+def test_a_message_that_keeps_failing_reaches_the_dlq_while_its_batch_mates_succeed(
+    app_url: str, fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
+) -> None:
+    # GIVEN two items; Plaid fails every page request for the first one with a 500
+    broken = link_item(fake_plaid, user_id, transaction_count=20, loans=False)
+    healthy = link_item(fake_plaid, user_id, transaction_count=20, loans=False)
+    fake_plaid.fail("/transactions/get", "INTERNAL_SERVER_ERROR", times=None, access_token=broken.access_token)
+    sqs = boto3.client("sqs")
+    dlq = sqs.get_queue_url(QueueName=get_settings().webhooks_queue + "-dlq")["QueueUrl"]
+    sqs.purge_queue(QueueUrl=dlq)
+
+    # WHEN both webhooks arrive and the pipeline runs until idle
+    for fake in (broken, healthy):
+        assert fake_plaid.send_webhook(f"{app_url}/v1/plaid", webhook(fake, "DEFAULT_UPDATE")).status == 200
+    runtime.drain(timeout=60)
+
+    # THEN the healthy item was mined, and the broken item's message is in the DLQ after 5 tries
+    assert webhook_info.transaction_webhooks(healthy.item_id)
+    assert not webhook_info.transaction_webhooks(broken.item_id)
+    messages = sqs.receive_message(QueueUrl=dlq, AttributeNames=["ApproximateReceiveCount"], MaxNumberOfMessages=10)[
+        "Messages"
+    ]
+    assert len(messages) == 1 and broken.item_id in messages[0]["Body"]
+    tries = [c for c in fake_plaid.calls("/transactions/get") if c.body["access_token"] == broken.access_token]
+    assert len(tries) == 5
+    fake_plaid.clear_faults()

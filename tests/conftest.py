@@ -8,11 +8,14 @@ once. Tests isolate themselves with fresh ids rather than wiping the server.
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import boto3
 import pytest
 
 from ops.local_aws import apply_local_env, local_aws
@@ -47,5 +50,76 @@ def user_id() -> str:
     return f"user-{uuid.uuid4().hex[:12]}"
 
 
+@pytest.fixture
+def override_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
+    """Set environment variables for one test and re-read settings; undone afterwards."""
+
+    def apply(**env: str) -> None:
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        _reset_process_state()
+
+    yield apply
+    monkeypatch.undo()
+    _reset_process_state()
+
+
+def _reset_process_state() -> None:
+    """Forget everything built from settings, so the next call re-reads the environment."""
+    from chalicelib.aws.clients import reset_clients
+    from chalicelib.aws.messaging import queue_url
+    from chalicelib.settings import reset_settings
+
+    reset_settings()
+    reset_clients()
+    queue_url.cache_clear()
+
+
 def new_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:16]}"
+
+
+class Capture:
+    """Reads what reached a queue, keeping only messages that match a predicate."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.sqs = boto3.client("sqs")
+        self.seen: list[dict[str, Any]] = []
+
+    def drain(self) -> list[dict[str, Any]]:
+        while True:
+            messages = self.sqs.receive_message(QueueUrl=self.url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get(
+                "Messages", []
+            )
+            if not messages:
+                return self.seen
+            for m in messages:
+                self.seen.append(json.loads(m["Body"]))
+                self.sqs.delete_message(QueueUrl=self.url, ReceiptHandle=m["ReceiptHandle"])
+
+    def matching(self, predicate: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+        return [m for m in self.drain() if predicate(m)]
+
+
+@pytest.fixture(scope="session")
+def event_capture(aws_endpoint: str) -> Capture:
+    """Every event published on the service's bus, copied to a test queue by a rule."""
+    sqs, events = boto3.client("sqs"), boto3.client("events")
+    url = sqs.create_queue(QueueName="test-event-capture")["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    from chalicelib.settings import get_settings
+
+    bus = get_settings().event_bus
+    events.put_rule(Name="test-capture-all", EventBusName=bus, EventPattern=json.dumps({"source": ["txn.service"]}))
+    events.put_targets(Rule="test-capture-all", EventBusName=bus, Targets=[{"Id": "capture", "Arn": arn}])
+    return Capture(url)
+
+
+@pytest.fixture(scope="session")
+def replay_feeder(aws_endpoint: str) -> Capture:
+    """The insight replay-feeder queue, read as a test would read a peer's inbox."""
+    from chalicelib.aws.messaging import queue_url
+    from chalicelib.settings import get_settings
+
+    return Capture(queue_url(get_settings().replay_feeder_queue))

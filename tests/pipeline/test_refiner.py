@@ -12,6 +12,7 @@ from chalicelib.data import accounts, balances, keys, tables, transactions
 from chalicelib.data.ttl import epoch
 from chalicelib.pipeline.messages import MAX_RECORD_BYTES, encode_page_record
 from chalicelib.pipeline.refiner import refine_records
+from tests.conftest import Capture
 from tests.factories import (
     kinesis_inputs,
     page_record,
@@ -20,7 +21,6 @@ from tests.factories import (
     transactions_response,
     uid,
 )
-from tests.pipeline.conftest import Capture
 
 pytestmark = pytest.mark.integration
 

@@ -319,7 +319,12 @@ class FakeState:
     # --- KYC ------------------------------------------------------------------------------------
 
     def create_identity_verification(
-        self, client_user_id: str, *, status: str = "success", template_id: str = "idvtmp_local"
+        self,
+        client_user_id: str,
+        *,
+        status: str = "success",
+        template_id: str = "idvtmp_local",
+        watchlist_screening_id: str | None = None,
     ) -> dict[str, Any]:
         rng = seeded()
         who = person(rng)
@@ -365,7 +370,7 @@ class FakeState:
             "kyc_check": None,
             "risk_check": None,
             "verify_sms": None,
-            "watchlist_screening_id": None,
+            "watchlist_screening_id": watchlist_screening_id,
             "beacon_user_id": None,
             "user_id": None,
             "redacted_at": None,

@@ -8,6 +8,7 @@ an access token.
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
@@ -43,6 +44,10 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
     def serialize(self, log: dict[str, Any] | PowertoolsLogRecord) -> str:
         return super().serialize(redact(log))
 
+
+# The metrics middleware flushes after every invocation; one that recorded no metric is
+# normal (a dropped message, an idle poll) and not worth a warning per invocation.
+warnings.filterwarnings("ignore", message="No application metrics to publish", category=UserWarning)
 
 logger = Logger(service=SERVICE, logger_formatter=RedactingFormatter())
 metrics = Metrics(namespace=SERVICE, service=SERVICE)

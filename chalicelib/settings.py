@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from chalicelib.errors import ConfigurationError
 
@@ -95,7 +96,8 @@ def _secret(name: str, local_default: str, stage: str) -> str:
     """A secret from ``<name>``, else from the SSM SecureString named by ``<name>_PARAMETER``.
 
     Outside prod a local default (what the local fakes accept) fills in; in prod a missing
-    secret is a configuration error, never a silent default.
+    secret is a configuration error, never a silent default. SSM values are cached by
+    Powertools for five minutes, so rotation reaches warm functions without a redeploy.
     """
     value = os.environ.get(name, "").strip()
     if value:
@@ -116,6 +118,10 @@ USER_SERVICE_PORT = 4570
 PAYMENTS_SERVICE_PORT = 4571
 ADMIN_API_PORT = 4572
 SEGMENT_PORT = 4573
+#: The local development identity provider (``python -m ops.fakes.auth0``).
+AUTH0_PORT = 4574
+LOCAL_AUTH0_AUDIENCE = "https://txn.local/api"
+LOCAL_PLAID_LAYER_TEMPLATE_ID = "template_local"
 
 #: Credentials the local fakes accept, so the run command works with no set-up (never prod).
 LOCAL_PLAID_CLIENT_ID = "local-client-id"
@@ -151,6 +157,11 @@ class PeerConfig:
     backoff_max_seconds: float = 2.0
     #: Compress Segment batches (the real API accepts gzip; the fake does too).
     segment_gzip: bool = True
+
+
+@lru_cache(maxsize=4)
+def _peer_config(stage: str) -> PeerConfig:
+    return load_peer_config(stage)
 
 
 def load_peer_config(stage: str | None = None) -> PeerConfig:
@@ -203,14 +214,41 @@ class Settings:
     enable_liability_mining: bool
 
     plaid_base_url: str
-    plaid_client_id: str
-    plaid_secret: str = field(repr=False)
     plaid_timeout_seconds: float
-    peers: PeerConfig
+
+    #: Bearer JWTs: RS256 only, verified against the issuer's JWKS. No issuer (prod unset) = every call 401s.
+    auth0_issuer: str | None = None
+    auth0_audience: str = LOCAL_AUTH0_AUDIENCE
+    auth0_jwks_url: str | None = None
+    #: The scope a service token carries to act for any user.
+    auth0_service_scope: str = "txn:act-for-any-user"
+    auth0_jwks_cache_seconds: float = 600.0
+    #: Whether ``POST /v1/users/{user_id}/balances/qa-seed`` exists; never in prod.
+    enable_qa_seed: bool = False
+    plaid_layer_template_id: str = LOCAL_PLAID_LAYER_TEMPLATE_ID
+    #: Where Plaid sends webhooks for items linked through the API (None: the Link customization's).
+    plaid_webhook_url: str | None = None
+    #: Lifetime of a prequal or reactivation item until the persist endpoint clears it.
+    pending_item_ttl_days: int = 7
 
     @property
     def is_prod(self) -> bool:
         return self.stage == "prod"
+
+    # Secrets resolve on first use, not when settings load: packaging and deploying import
+    # the app (for its names) where no secret exists, and SSM is only reachable at run time.
+
+    @property
+    def plaid_client_id(self) -> str:
+        return _secret("PLAID_CLIENT_ID", LOCAL_PLAID_CLIENT_ID, self.stage)
+
+    @property
+    def plaid_secret(self) -> str:
+        return _secret("PLAID_SECRET", LOCAL_PLAID_SECRET, self.stage)
+
+    @property
+    def peers(self) -> PeerConfig:
+        return _peer_config(self.stage)
 
 
 def load_settings() -> Settings:
@@ -241,11 +279,30 @@ def load_settings() -> Settings:
         account_balance_ttl_days=_env_int("ACCOUNT_BALANCE_TTL_DAYS", 100),
         enable_liability_mining=_env_bool("ENABLE_LIABILITY_MINING", stage != "prod"),
         plaid_base_url=_url("PLAID_BASE_URL", _local(PLAID_PORT)),
-        plaid_client_id=_secret("PLAID_CLIENT_ID", LOCAL_PLAID_CLIENT_ID, stage),
-        plaid_secret=_secret("PLAID_SECRET", LOCAL_PLAID_SECRET, stage),
         plaid_timeout_seconds=_bounded("PLAID_TIMEOUT_SECONDS", 10.0, minimum=0.01),
-        peers=load_peer_config(stage),
+        **_api_settings(stage),
     )
+
+
+def _api_settings(stage: str) -> dict[str, Any]:
+    """The HTTP API's settings: identity provider, QA seed, Layer template, item expiry."""
+    local_issuer = f"{_local(AUTH0_PORT)}/"
+    issuer = os.environ.get("AUTH0_ISSUER", "" if stage == "prod" else local_issuer).strip() or None
+    if issuer is not None and not issuer.startswith(("http://", "https://")):
+        raise ConfigurationError(f"AUTH0_ISSUER must be an http(s) URL, got {issuer!r}")
+    jwks_default = f"{issuer.rstrip('/')}/.well-known/jwks.json" if issuer else ""
+    webhook_url = os.environ.get("PLAID_WEBHOOK_URL", "").strip() or None
+    return {
+        "auth0_issuer": issuer,
+        "auth0_audience": _text("AUTH0_AUDIENCE", LOCAL_AUTH0_AUDIENCE),
+        "auth0_jwks_url": (_url("AUTH0_JWKS_URL", jwks_default) if issuer or "AUTH0_JWKS_URL" in os.environ else None),
+        "auth0_service_scope": _text("AUTH0_SERVICE_SCOPE", "txn:act-for-any-user"),
+        "auth0_jwks_cache_seconds": _bounded("AUTH0_JWKS_CACHE_SECONDS", 600.0, minimum=1.0),
+        "enable_qa_seed": stage != "prod" and _env_bool("ENABLE_QA_SEED", True),
+        "plaid_layer_template_id": _text("PLAID_LAYER_TEMPLATE_ID", LOCAL_PLAID_LAYER_TEMPLATE_ID),
+        "plaid_webhook_url": _url("PLAID_WEBHOOK_URL", webhook_url) if webhook_url else None,
+        "pending_item_ttl_days": _whole("PENDING_ITEM_TTL_DAYS", 7, minimum=1),
+    }
 
 
 @lru_cache(maxsize=1)
@@ -255,5 +312,6 @@ def get_settings() -> Settings:
 
 
 def reset_settings() -> None:
-    """Forget cached settings so the next call re-reads the environment (tests)."""
+    """Forget cached settings and secrets so the next call re-reads the environment (tests)."""
     get_settings.cache_clear()
+    _peer_config.cache_clear()

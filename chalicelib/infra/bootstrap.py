@@ -17,7 +17,17 @@ from botocore.exceptions import ClientError
 from chalicelib.aws.clients import client
 from chalicelib.aws.errors import error_code
 from chalicelib.errors import ConfigurationError
-from chalicelib.infra.declaration import EventBus, Infrastructure, Queue, Rule, Stream, Table, declare
+from chalicelib.infra.declaration import (
+    DLQ_RETENTION_SECONDS,
+    QUEUE_RETENTION_SECONDS,
+    EventBus,
+    Infrastructure,
+    Queue,
+    Rule,
+    Stream,
+    Table,
+    declare,
+)
 from chalicelib.settings import get_settings
 
 
@@ -113,14 +123,15 @@ def queue_attributes(queue: Queue, dlq_arn: str) -> dict[str, str]:
     return {
         "DelaySeconds": str(queue.delay_seconds),
         "VisibilityTimeout": str(queue.visibility_timeout),
-        "MessageRetentionPeriod": "345600",
+        "MessageRetentionPeriod": str(QUEUE_RETENTION_SECONDS),
         "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": queue.max_receive_count}),
     }
 
 
 def _ensure_queue(queue: Queue, report: BootstrapReport) -> str:
     sqs = client("sqs")
-    dlq_url = _create_or_update_queue(sqs, queue.dlq_name, {"MessageRetentionPeriod": "1209600"}, report)
+    dlq_attributes = {"MessageRetentionPeriod": str(DLQ_RETENTION_SECONDS)}
+    dlq_url = _create_or_update_queue(sqs, queue.dlq_name, dlq_attributes, report)
     dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     return _create_or_update_queue(sqs, queue.name, queue_attributes(queue, dlq_arn), report)
 

@@ -21,15 +21,11 @@ from chalicelib.infra.declaration import (
     SqsSource,
     Table,
     declare,
+    stream_arn_variable,
 )
 from chalicelib.settings import get_settings
 
 Handler = Callable[[Any], Any]
-
-
-def stream_arn_variable(table: Table) -> str:
-    """The environment variable that carries ``table``'s stream ARN at deploy time."""
-    return f"{table.logical_id.upper()}_STREAM_ARN"
 
 
 def _stream_arn(table: Table) -> str:

@@ -182,6 +182,15 @@ class Infrastructure:
         raise KeyError(f"no consumer declared for function {function!r}")
 
 
+def stream_arn_variable(table: Table) -> str:
+    """The environment variable that carries ``table``'s stream ARN at ``chalice deploy`` time.
+
+    Declared here (not beside the decorators) so tools without Chalice installed, such as
+    the LocalStack init hook running the bootstrap, can name it too.
+    """
+    return f"{table.logical_id.upper()}_STREAM_ARN"
+
+
 class _Named(Protocol):
     @property
     def logical_id(self) -> str: ...

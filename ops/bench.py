@@ -1,0 +1,166 @@
+"""``make bench``: the pipeline's figures, each against a baseline measured in the same run.
+
+1. DynamoDB write requests per 1,000 refined transactions, against writing one PutItem per row.
+2. Refiner throughput (transactions/s, everything a record costs) against raw BatchWriteItem
+   throughput of the same rows on the same endpoint.
+3. CPU per 500-transaction Plaid page on the hot path against the SDK's default path
+   (:mod:`ops.bench_plaid`).
+4. Import time of ``app.py`` against importing chalice and boto3 alone (fresh interpreters).
+
+Absolute numbers depend on the machine and on moto; the ratios are what to compare.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ops.local_aws import apply_local_env, local_aws
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSACTIONS = 1000
+WRITE_OPERATIONS = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
+
+
+@contextmanager
+def counted_requests() -> Iterator[Counter[str]]:
+    """Count every DynamoDB request the service's clients send while the block runs."""
+    from chalicelib.aws.clients import dynamodb
+
+    counts: Counter[str] = Counter()
+    events = dynamodb().meta.client.meta.events
+
+    def count(model: Any, **_: Any) -> None:
+        counts[model.name] += 1
+
+    events.register("before-call.dynamodb", count)
+    try:
+        yield counts
+    finally:
+        events.unregister("before-call.dynamodb", count)
+
+
+def _records(user_id: str, count: int) -> list[Any]:
+    """Kinesis records of ``count`` fake-Plaid transactions, in pages of 500."""
+    from chalicelib.pipeline.messages import PageRecord, encode_page_record
+    from chalicelib.pipeline.refiner import KinesisInput
+    from ops.fakes.plaid.generate import build_accounts, build_transactions, seeded
+
+    rng = seeded(7)
+    by_role = build_accounts(rng, loans=False)
+    accounts = list(by_role.values())
+    roles = {role: str(a["account_id"]) for role, a in by_role.items()}
+    txns = build_transactions(rng, roles, count=count, history_days=100, today=datetime.now(UTC).date())
+    pages = [txns[i : i + 500] for i in range(0, len(txns), 500)]
+    records: list[KinesisInput] = []
+    for n, page in enumerate(pages):
+        response = {"accounts": accounts, "transactions": page, "total_transactions": len(txns), "item": {}}
+        record = PageRecord(user_id, "bench-item", "bench-mine", n == len(pages) - 1, response)
+        records += [KinesisInput(str(len(records) + 1), data) for data in encode_page_record(record)]
+    return records
+
+
+def bench_refiner() -> dict[str, float]:
+    from boto3.dynamodb.conditions import Key
+
+    from chalicelib.data import keys, tables
+    from chalicelib.data.batch import batch_write
+    from chalicelib.pipeline.refiner import refine_records
+
+    user_id = f"bench-{time.time_ns()}"
+    records = _records(user_id, TRANSACTIONS)
+    now = datetime.now(UTC)
+    with counted_requests() as counts:
+        started = time.perf_counter()
+        result = refine_records(records, now=now)
+        refine_seconds = time.perf_counter() - started
+    if result["batchItemFailures"]:
+        raise RuntimeError(f"refiner failed: {result}")
+    writes = sum(counts[op] for op in WRITE_OPERATIONS)
+
+    # The rows the refiner wrote, as a baseline: one PutItem each, and raw BatchWriteItem.
+    table = tables.transactions()
+    rows: list[dict[str, Any]] = []
+    for pk in (keys.accounts_pk(user_id), keys.balances_pk(user_id)):
+        rows += table.query(KeyConditionExpression=Key("PK").eq(pk))["Items"]
+    kwargs: dict[str, Any] = {
+        "IndexName": "GSI1",
+        "KeyConditionExpression": Key("GSI1PK").eq(keys.user_transactions_pk(user_id)),
+    }
+    while True:
+        page = table.query(**kwargs)
+        rows += page["Items"]
+        if "LastEvaluatedKey" not in page:
+            break
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    started = time.perf_counter()
+    batch_write({table.name: [{"PutRequest": {"Item": r}} for r in rows]})
+    raw_seconds = time.perf_counter() - started
+    return {
+        "transactions": TRANSACTIONS,
+        "rows": len(rows),
+        "write_requests": writes,
+        "read_requests": counts["BatchGetItem"] + counts["GetItem"] + counts["Query"],
+        "baseline_put_items": len(rows),
+        "refiner_rows_per_second": len(rows) / refine_seconds,
+        "raw_rows_per_second": len(rows) / raw_seconds,
+    }
+
+
+def _import_seconds(statement: str, runs: int = 5) -> float:
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", statement], cwd=ROOT, check=True)
+        timings.append(time.perf_counter() - started)
+    return statistics.median(timings)
+
+
+def main() -> int:
+    apply_local_env()
+    with local_aws(log_path=ROOT / ".moto.log"):
+        from chalicelib.infra.bootstrap import bootstrap
+
+        bootstrap()
+        refiner = bench_refiner()
+    per_thousand = refiner["write_requests"] * 1000 / refiner["transactions"]
+    baseline_per_thousand = refiner["baseline_put_items"] * 1000 / refiner["transactions"]
+    print(f"1. DynamoDB write requests per 1,000 refined transactions ({refiner['rows']:.0f} rows):")
+    print(f"   refiner (batched):         {per_thousand:8.1f}  (+ {refiner['read_requests']:.0f} tombstone reads)")
+    print(f"   one PutItem per row:       {baseline_per_thousand:8.1f}")
+    print(f"   ratio baseline / refiner:  {baseline_per_thousand / per_thousand:8.1f}x fewer requests")
+    print("2. Rows written per second on this endpoint (the same rows):")
+    print(
+        f"   refiner, end to end:       {refiner['refiner_rows_per_second']:8.0f}"
+        "  (decode, refine, tombstone check, write)"
+    )
+    print(f"   raw BatchWriteItem:        {refiner['raw_rows_per_second']:8.0f}")
+    print(f"   ratio refiner / raw:       {refiner['refiner_rows_per_second'] / refiner['raw_rows_per_second']:8.2f}")
+
+    from ops import bench_plaid
+
+    page = bench_plaid.measure()
+    print(f"3. CPU per {page.transactions}-transaction Plaid page:")
+    print(f"   hot path (raw + marshmallow): {page.hot_path_cpu:.3f} s")
+    print(f"   SDK default path:             {page.sdk_path_cpu:.3f} s")
+    print(f"   ratio SDK / hot path:         {page.ratio:.1f}x")
+
+    app_import = _import_seconds("import app")
+    base_import = _import_seconds("import chalice.app, boto3")
+    print("4. Import time (median of 5 fresh interpreters):")
+    print(f"   import app:                {app_import:.3f} s")
+    print(f"   import chalice, boto3:     {base_import:.3f} s")
+    print(f"   ratio app / baseline:      {app_import / base_import:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,50 @@
+"""Fixtures for the infrastructure renderings: packaged templates and throwaway stages."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+
+from chalicelib.infra.declaration import Infrastructure, declare
+from tests.infra.support import ROOT, SAMPLE_APP, run_package, settings_for_stage
+
+
+@pytest.fixture(scope="session")
+def packaged_real_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``python -m ops.package OUT --stage dev`` on the repository, once per session."""
+    out = tmp_path_factory.mktemp("package") / "dev"
+    result = run_package(out, "--stage", "dev")
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out / "sam.json"
+
+
+@pytest.fixture(scope="session")
+def packaged_sample_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same command on a throwaway project whose app registers every declared consumer.
+
+    It has no requirements.txt, so nothing is downloaded and it packages in about a second.
+    """
+    project = tmp_path_factory.mktemp("sample-project")
+    shutil.copy(SAMPLE_APP, project / "app.py")
+    shutil.copytree(ROOT / "chalicelib", project / "chalicelib", ignore=shutil.ignore_patterns("__pycache__"))
+    (project / ".chalice").mkdir()
+    for name in ["config.json", *(p.name for p in (ROOT / ".chalice").glob("policy-*.json"))]:
+        shutil.copy(ROOT / ".chalice" / name, project / ".chalice" / name)
+    out = project / "out"
+    result = run_package(out, "--stage", "dev", "--project-dir", str(project))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out / "sam.json"
+
+
+@pytest.fixture
+def fresh_stage() -> str:
+    """A stage no other test uses, so its resources start out missing on the shared moto."""
+    return f"t{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def fresh_infra(fresh_stage: str) -> Infrastructure:
+    return declare(settings_for_stage(fresh_stage))

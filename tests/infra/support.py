@@ -1,0 +1,45 @@
+"""Helpers shared by the infrastructure tests: the package command, cfn-lint, stage settings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from chalicelib.settings import Settings, load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_APP = Path(__file__).with_name("sample_app.py")
+#: Packaging the real app downloads every Lambda wheel from PyPI the first time (about half a minute).
+PACKAGE_TIMEOUT = 900
+
+
+def run_package(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Run the documented package command exactly as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "ops.package", str(out), *extra],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=PACKAGE_TIMEOUT,
+        check=False,
+    )
+
+
+def cfn_lint(template: Path) -> subprocess.CompletedProcess[str]:
+    executable = Path(sys.executable).with_name("cfn-lint")
+    return subprocess.run([str(executable), str(template)], capture_output=True, text=True, check=False)
+
+
+def load_template(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
+
+
+def settings_for_stage(stage: str) -> Settings:
+    """Settings as the tooling of ``stage`` reads them, without changing this process's."""
+    from ops.package import stage_environment
+
+    with stage_environment(stage):
+        return load_settings()

@@ -69,11 +69,10 @@ def _records(user_id: str, count: int) -> list[Any]:
 
 
 def bench_refiner() -> dict[str, float]:
-    from boto3.dynamodb.conditions import Key
-
-    from chalicelib.data import keys, tables
+    from chalicelib.data import tables
     from chalicelib.data.batch import batch_write
     from chalicelib.pipeline.refiner import refine_records
+    from ops.demo import refined_rows
 
     user_id = f"bench-{time.time_ns()}"
     records = _records(user_id, TRANSACTIONS)
@@ -88,19 +87,7 @@ def bench_refiner() -> dict[str, float]:
 
     # The rows the refiner wrote, as a baseline: one PutItem each, and raw BatchWriteItem.
     table = tables.transactions()
-    rows: list[dict[str, Any]] = []
-    for pk in (keys.accounts_pk(user_id), keys.balances_pk(user_id)):
-        rows += table.query(KeyConditionExpression=Key("PK").eq(pk))["Items"]
-    kwargs: dict[str, Any] = {
-        "IndexName": "GSI1",
-        "KeyConditionExpression": Key("GSI1PK").eq(keys.user_transactions_pk(user_id)),
-    }
-    while True:
-        page = table.query(**kwargs)
-        rows += page["Items"]
-        if "LastEvaluatedKey" not in page:
-            break
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    rows = refined_rows(user_id)
     started = time.perf_counter()
     batch_write({table.name: [{"PutRequest": {"Item": r}} for r in rows]})
     raw_seconds = time.perf_counter() - started

@@ -21,7 +21,6 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -156,22 +155,10 @@ def _start_runtime(stop: threading.Event) -> threading.Thread:
 
 
 def _demo(plaid: FakePlaid, app_url: str, transaction_count: int, stop: threading.Event) -> None:
-    from chalicelib.data import items
+    from ops.demo import link_fake_item
     from ops.fakes.plaid import webhooks
 
-    fake = plaid.create_item(transaction_count=transaction_count, history_days=365)
-    items.create_item(
-        items.Item(
-            user_id=DEMO_USER,
-            item_id=fake.item_id,
-            access_token=fake.access_token,
-            institution_id=fake.institution_id,
-            institution_name=fake.institution_name,
-            created_at=datetime.now(UTC).isoformat(),
-            main_account_id=fake.roles().get("checking"),
-        ),
-        datetime.now(UTC),
-    )
+    fake = link_fake_item(plaid, DEMO_USER, transaction_count=transaction_count, history_days=365)
     say(f"demo: linked item {fake.item_id} ({fake.institution_name}) for user {DEMO_USER}")
     for code in ("INITIAL_UPDATE", "HISTORICAL_UPDATE"):
         delivery = plaid.send_webhook(f"{app_url}/v1/plaid", webhooks.transactions_update(fake.item_id, code))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -20,11 +19,11 @@ from chalice.local import LocalDevServer, create_local_server
 
 from chalicelib.aws.clients import reset_clients
 from chalicelib.aws.messaging import queue_url
-from chalicelib.data import items
 from chalicelib.peers import reset_peers
 from chalicelib.plaid.client import reset_plaid
 from chalicelib.plaid.webhook_verification import reset_webhook_keys
 from chalicelib.settings import reset_settings
+from ops.demo import link_fake_item
 from ops.fakes.peers import FakePeers
 from ops.fakes.plaid import FakeItem, FakePlaid
 from ops.runtime import EventRuntime
@@ -86,17 +85,4 @@ def runtime(stack_env: dict[str, Any]) -> EventRuntime:
 
 def link_item(plaid: FakePlaid, user_id: str, **options: Any) -> FakeItem:
     """An item linked at (fake) Plaid and saved as an ITEM row, as the add-item API does."""
-    fake = plaid.create_item(**options)
-    items.create_item(
-        items.Item(
-            user_id=user_id,
-            item_id=fake.item_id,
-            access_token=fake.access_token,
-            institution_id=fake.institution_id,
-            institution_name=fake.institution_name,
-            created_at=datetime.now(UTC).isoformat(),
-            main_account_id=fake.roles().get("checking"),
-        ),
-        datetime.now(UTC),
-    )
-    return fake
+    return link_fake_item(plaid, user_id, **options)

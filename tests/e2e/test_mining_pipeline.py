@@ -7,11 +7,11 @@ from typing import Any
 
 import boto3
 import pytest
-from boto3.dynamodb.conditions import Key
 
 from chalicelib.data import accounts, keys, tables, transactions, webhook_info
 from chalicelib.data.ttl import transaction_ttl
 from chalicelib.settings import get_settings
+from ops.demo import refined_rows
 from ops.fakes.plaid import FakeItem, FakePlaid
 from ops.runtime import EventRuntime
 from tests.e2e.conftest import link_item
@@ -31,21 +31,7 @@ def webhook(fake: FakeItem, code: str, **extra: Any) -> dict[str, Any]:
 
 def stored_rows(user_id: str) -> dict[tuple[str, str], dict[str, Any]]:
     """Every refined row of a user (accounts, balances, transactions), by key."""
-    table = tables.transactions()
-    rows: list[dict[str, Any]] = []
-    for pk in (keys.accounts_pk(user_id), keys.balances_pk(user_id)):
-        rows += table.query(KeyConditionExpression=Key("PK").eq(pk), ConsistentRead=True)["Items"]
-    kwargs: dict[str, Any] = {
-        "IndexName": "GSI1",
-        "KeyConditionExpression": Key("GSI1PK").eq(keys.user_transactions_pk(user_id)),
-    }
-    while True:
-        page = table.query(**kwargs)
-        rows += page["Items"]
-        if "LastEvaluatedKey" not in page:
-            break
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-    return {(r["PK"], r["SK"]): r for r in rows}
+    return {(r["PK"], r["SK"]): r for r in refined_rows(user_id)}
 
 
 def comparable(rows: dict[tuple[str, str], dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:

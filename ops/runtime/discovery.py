@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chalice import Chalice
@@ -131,8 +131,17 @@ class AppSources:
         return lines
 
 
-def discover(app: Chalice, infra: Infrastructure, functions: Iterable[str] | None = None) -> AppSources:
-    """The sources of ``app`` (only ``functions`` when given), with options from ``infra``."""
+def discover(
+    app: Chalice,
+    infra: Infrastructure,
+    functions: Iterable[str] | None = None,
+    starting_position: str | None = None,
+) -> AppSources:
+    """The sources of ``app`` (only ``functions`` when given), with options from ``infra``.
+
+    ``starting_position`` overrides every stream's (tests pass ``LATEST`` so a new runtime
+    does not replay what earlier tests wrote to the shared streams).
+    """
     wanted = set(functions) if functions is not None else None
     sqs: list[SqsSpec] = []
     kinesis: list[KinesisSpec] = []
@@ -160,6 +169,9 @@ def discover(app: Chalice, infra: Infrastructure, functions: Iterable[str] | Non
             unsupported.append(config.name)
     if wanted is not None and (missing := wanted - {c.name for c in app.event_sources}):
         raise RuntimeConfigError(f"the app registers no event handler named {sorted(missing)}")
+    if starting_position is not None:
+        kinesis = [replace(s, starting_position=starting_position) for s in kinesis]
+        dynamodb = [replace(s, starting_position=starting_position) for s in dynamodb]
     ttl_tables = tuple(TtlTable(t.name, t.ttl_attribute) for t in infra.tables if t.ttl_attribute)
     return AppSources(
         tuple(sqs), tuple(kinesis), tuple(dynamodb), tuple(schedules), tuple(rules), ttl_tables, tuple(unsupported)

@@ -62,7 +62,8 @@ class EventRuntime:
     message comes back quickly); ``duplicate_delivery`` delivers every batch twice and
     ``shuffle`` shuffles SQS batches, to test idempotency; ``clock`` (epoch seconds) is
     what TTL sweeps and schedules take as "now"; ``functions`` limits the runtime to some
-    handlers; ``state_path`` persists checkpoints so a restart resumes.
+    handlers; ``state_path`` persists checkpoints so a restart resumes; ``starting_position``
+    overrides every stream's (``LATEST``: only what arrives after the runtime started).
     """
 
     def __init__(
@@ -83,6 +84,7 @@ class EventRuntime:
         clock: Callable[[], float] = time.time,
         on_invocation: ProgressCallback | None = None,
         functions: Iterable[str] | None = None,
+        starting_position: str | None = None,
     ) -> None:
         settings = get_settings()
         if not settings.aws_endpoint_url:
@@ -91,7 +93,7 @@ class EventRuntime:
             raise RuntimeConfigError("visibility_timeout must be between 0 and 43200 seconds")
         self.app = app
         self.infra = infra or declare(settings)
-        self.sources: AppSources = discover(app, self.infra, functions)
+        self.sources: AppSources = discover(app, self.infra, functions, starting_position)
         self.state = RuntimeState.load(state_path)
         self.poll_interval = poll_interval
         self.max_idle_sleep = max(max_idle_sleep, poll_interval)

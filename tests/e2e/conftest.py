@@ -78,9 +78,15 @@ def app_url(stack_env: dict[str, Any]) -> Iterator[str]:
 @pytest.fixture
 def runtime(stack_env: dict[str, Any]) -> EventRuntime:
     """An event runtime over the real app: the pipeline runs when a test drains it."""
+    return new_runtime()
+
+
+def new_runtime(**knobs: Any) -> EventRuntime:
+    """A runtime over the real app that sees only what arrives on the streams from now on
+    (the streams are shared by the whole session) and retries failures after 1 s."""
     import app as app_module
 
-    return EventRuntime(app_module.app, visibility_timeout=1, ttl_interval=None)
+    return EventRuntime(app_module.app, visibility_timeout=1, ttl_interval=None, starting_position="LATEST", **knobs)
 
 
 def link_item(plaid: FakePlaid, user_id: str, **options: Any) -> FakeItem:

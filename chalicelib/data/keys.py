@@ -6,9 +6,15 @@ shape changes in one line and the access patterns in ``docs/access-patterns.md``
 
 from __future__ import annotations
 
+from chalicelib.errors import ValidationError
+
 SEP = "#"
 #: Prefix put on every GSI sort key of a soft-deleted transaction.
 REMOVED_PREFIX = "REMOVED" + SEP
+
+
+class InvalidKeyError(ValidationError):
+    """An identifier that cannot be part of a key (empty, or containing ``#``)."""
 
 
 def join(*segments: str) -> str:
@@ -19,7 +25,7 @@ def join(*segments: str) -> str:
     """
     for segment in segments:
         if not segment or SEP in segment:
-            raise ValueError(f"invalid key segment {segment!r}")
+            raise InvalidKeyError(f"invalid key segment {segment!r}")
     return SEP.join(segments)
 
 
@@ -307,11 +313,11 @@ def identity_verification_watchlist_sk(watchlist_id: str) -> str:
 
 def institution_key(institution_id: str) -> dict[str, str]:
     if not institution_id:
-        raise ValueError("empty institution id")
+        raise InvalidKeyError("empty institution id")
     return {"institution_id": institution_id}
 
 
 def account_change_key(user_id: str, change_date: str) -> dict[str, str]:
     if not user_id or not change_date:
-        raise ValueError("account change keys need a user id and a change date")
+        raise InvalidKeyError("account change keys need a user id and a change date")
     return {"user_id": user_id, "change_date": change_date}

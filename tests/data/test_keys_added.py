@@ -46,7 +46,7 @@ def test_liability_and_identity_builders_match_the_row_keys() -> None:
 def test_plain_table_keys_refuse_empty_parts() -> None:
     assert keys.institution_key("ins_1") == {"institution_id": "ins_1"}
     assert keys.account_change_key("u", "d") == {"user_id": "u", "change_date": "d"}
-    with pytest.raises(ValueError):
+    with pytest.raises(keys.InvalidKeyError):
         keys.institution_key("")
-    with pytest.raises(ValueError):
+    with pytest.raises(keys.InvalidKeyError):
         keys.account_change_key("u", "")

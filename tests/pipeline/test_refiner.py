@@ -266,3 +266,50 @@ def test_listing_paginates_with_an_opaque_cursor_and_date_range(aws_endpoint: st
     assert first.cursor is not None and "ACCOUNTS#" not in first.cursor and user_id not in first.cursor
     ranged = transactions.list_transactions(user_id, start=date(2026, 11, 2), end=date(2026, 11, 4))
     assert [t.txn_date.day for t in ranged.transactions] == [4, 3, 2]
+
+
+def test_rows_dynamodb_rejects_and_ids_that_cannot_be_keys_are_skipped(aws_endpoint: str, user_id: str) -> None:
+    # GIVEN a transaction too large for a DynamoDB item (400 KB) but small gzipped, and one whose
+    # account id cannot be part of a key, each in its own record, then a good record
+    account = plaid_account()
+    huge = page_record(
+        user_id, "i", transactions_response([account], [plaid_transaction(account["account_id"], name="x" * 420_000)])
+    )
+    bad_id = page_record(user_id, "i", transactions_response([account], [plaid_transaction("acct#1")]))
+    good_txn = plaid_transaction(account["account_id"])
+    good = page_record(user_id, "i", transactions_response([account], [good_txn]))
+
+    # WHEN refined
+    result = refine_records(kinesis_inputs(huge, bad_id, good), now=NOW)
+
+    # THEN DynamoDB's ValidationException and the key error skip their records; the good one is stored
+    assert result == {"batchItemFailures": []}
+    assert [t.txn_id for t in transactions.list_transactions(user_id).transactions] == [good_txn["transaction_id"]]
+
+
+def emitted_metrics(output: str) -> list[dict[str, Any]]:
+    """The EMF documents Powertools printed (one JSON object per line)."""
+    import json
+
+    return [doc for line in output.splitlines() if line.startswith("{") and "_aws" in (doc := json.loads(line))]
+
+
+def test_failed_records_are_counted_with_their_result_and_throttle_tags(
+    aws_endpoint: str, user_id: str, capsys: pytest.CaptureFixture[str], override_settings: Callable[..., None]
+) -> None:
+    # GIVEN an undecodable record, then a record that fails for a retryable reason
+    account = plaid_account()
+    seen = plaid_transaction(account["account_id"])
+    refine_records(kinesis_inputs(page_record(user_id, "i", removed=[seen["transaction_id"]])), now=NOW)
+    override_settings(REPLAY_FEEDER_QUEUE="missing-queue")
+    capsys.readouterr()
+
+    # WHEN refined
+    refine_records(
+        kinesis_inputs(b"garbage", page_record(user_id, "i", transactions_response([account], [seen]))), now=NOW
+    )
+
+    # THEN one failure counted as skipped and one as retried, not throttled
+    failures = [m for m in emitted_metrics(capsys.readouterr().out) if "txn.refiner.record.failed" in m]
+    tags = sorted((m["result"], m.get("throttle")) for m in failures)
+    assert tags == [("retried", "false"), ("skipped", None)]

@@ -47,7 +47,7 @@ def test_optional_transaction_attributes_are_omitted_when_empty() -> None:
 
 @pytest.mark.parametrize("segment", ["", "a#b"])
 def test_key_segments_may_not_be_empty_or_contain_the_separator(segment: str) -> None:
-    with pytest.raises(ValueError, match="invalid key segment"):
+    with pytest.raises(keys.InvalidKeyError, match="invalid key segment"):
         keys.transaction_key(segment)
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalice import Chalice, ConvertToMiddleware
-from chalice.app import KinesisEvent, Request, SQSEvent
+from chalice import Chalice, ConvertToMiddleware, Cron
+from chalice.app import CloudWatchEvent, DynamoDBEvent, KinesisEvent, Request, SQSEvent
 
 from chalicelib.api.errors import http_errors
-from chalicelib.infra.consumers import kinesis_consumer, sqs_consumer
+from chalicelib.infra.consumers import dynamodb_stream_consumer, kinesis_consumer, sqs_consumer
 from chalicelib.observability import logger, metrics
-from chalicelib.pipeline import intake, miner, refiner, throttle_miner
+from chalicelib.pipeline import feeder, institution_sync, intake, listener, miner, refiner, throttle_miner
 from chalicelib.pipeline.batches import process_sqs
 
 app = Chalice(app_name="txn", configure_logs=False)
@@ -55,3 +55,187 @@ def mine_throttled(event: SQSEvent) -> dict[str, Any]:
 @kinesis_consumer(app, "refine_transactions")
 def refine_transactions(event: KinesisEvent) -> dict[str, Any]:
     return refiner.handle_kinesis_event(event.to_dict())
+
+
+# --- item lifecycle: feeder, listener, institution sync --------------------------------
+
+
+@dynamodb_stream_consumer(app, "feed_transactions_table")
+def feed_transactions_table(event: DynamoDBEvent) -> dict[str, Any]:
+    return feeder.handle_transactions_stream(event.to_dict())
+
+
+@dynamodb_stream_consumer(app, "feed_plaid_table")
+def feed_plaid_table(event: DynamoDBEvent) -> dict[str, Any]:
+    return feeder.handle_plaid_stream(event.to_dict())
+
+
+@sqs_consumer(app, "listen_auth0")
+def listen_auth0(event: SQSEvent) -> dict[str, Any]:
+    return listener.handle_sqs_event(event.to_dict())
+
+
+@app.schedule(Cron(0, 0, "?", "*", "SAT", "*"), name="sync_institutions")
+def sync_institutions(event: CloudWatchEvent) -> dict[str, Any]:
+    return institution_sync.run_scheduled(event.to_dict())
+
+
+# --- REST API (contract: chalicelib/api/openapi.yaml; logic: chalicelib/api/routes) ------
+# Imported here so this block stays self-contained at the end of the routing table.
+
+from chalice import Response  # noqa: E402
+
+from chalicelib.api.routes import accounts as account_routes  # noqa: E402
+from chalicelib.api.routes import items as item_routes  # noqa: E402
+from chalicelib.api.routes import reference as reference_routes  # noqa: E402
+from chalicelib.api.routes import transactions as transaction_routes  # noqa: E402
+
+
+@app.route("/v1/openapi.yaml", methods=["GET"])
+@http_errors
+def openapi_document() -> Response:
+    return reference_routes.openapi_document(current_request())
+
+
+@app.route("/v1/users/{user_id}/transactions", methods=["GET"])
+@http_errors
+def list_transactions(user_id: str) -> Response:
+    return transaction_routes.list_transactions(current_request())
+
+
+@app.route("/v1/users/{user_id}/transactions/summary", methods=["GET"])
+@http_errors
+def transaction_summary(user_id: str) -> Response:
+    return transaction_routes.get_summary(current_request())
+
+
+@app.route("/v1/users/{user_id}/transactions/{txn_id}", methods=["GET"])
+@http_errors
+def get_transaction(user_id: str, txn_id: str) -> Response:
+    return transaction_routes.get_transaction(current_request())
+
+
+@app.route("/v1/users/{user_id}/accounts", methods=["GET"])
+@http_errors
+def list_accounts(user_id: str) -> Response:
+    return account_routes.list_accounts(current_request())
+
+
+@app.route("/v1/users/{user_id}/accounts/refresh", methods=["POST"])
+@http_errors
+def refresh_accounts(user_id: str) -> Response:
+    return account_routes.refresh(current_request())
+
+
+@app.route("/v1/users/{user_id}/accounts/{account_id}/balances", methods=["GET"])
+@http_errors
+def balance_history(user_id: str, account_id: str) -> Response:
+    return account_routes.balance_history(current_request())
+
+
+@app.route("/v1/users/{user_id}/balances/qa-seed", methods=["POST"])
+@http_errors
+def qa_seed_balances(user_id: str) -> Response:
+    return account_routes.qa_seed(current_request())
+
+
+@app.route("/v1/users/{user_id}/items", methods=["GET"])
+@http_errors
+def list_items(user_id: str) -> Response:
+    return item_routes.list_items(current_request())
+
+
+@app.route("/v1/users/{user_id}/items", methods=["POST"])
+@http_errors
+def add_item(user_id: str) -> Response:
+    return item_routes.add_item(current_request())
+
+
+@app.route("/v1/users/{user_id}/link-token", methods=["POST"])
+@http_errors
+def create_link_token(user_id: str) -> Response:
+    return item_routes.create_link_token(current_request())
+
+
+@app.route("/v1/users/{user_id}/layer/session", methods=["POST"])
+@http_errors
+def start_layer_session(user_id: str) -> Response:
+    return item_routes.start_layer(current_request())
+
+
+@app.route("/v1/users/{user_id}/layer/results", methods=["POST"])
+@http_errors
+def store_layer_results(user_id: str) -> Response:
+    return item_routes.layer_results(current_request())
+
+
+@app.route("/v1/users/{user_id}/layer/items", methods=["POST"])
+@http_errors
+def create_layer_items(user_id: str) -> Response:
+    return item_routes.layer_items(current_request())
+
+
+@app.route("/v1/users/{user_id}/items/history", methods=["GET"])
+@http_errors
+def item_history(user_id: str) -> Response:
+    return item_routes.item_history(current_request())
+
+
+@app.route("/v1/users/{user_id}/account-changes/check", methods=["GET"])
+@http_errors
+def account_change_check(user_id: str) -> Response:
+    return item_routes.change_check(current_request())
+
+
+@app.route("/v1/users/{user_id}/items/{item_id}", methods=["DELETE"])
+@http_errors
+def remove_item(user_id: str, item_id: str) -> Response:
+    return item_routes.remove_item(current_request())
+
+
+@app.route("/v1/users/{user_id}/items/{item_id}/persist", methods=["POST"])
+@http_errors
+def persist_item(user_id: str, item_id: str) -> Response:
+    return item_routes.persist(current_request())
+
+
+@app.route("/v1/users/{user_id}/items/{item_id}/remine", methods=["POST"])
+@http_errors
+def remine_item(user_id: str, item_id: str) -> Response:
+    return item_routes.remine(current_request())
+
+
+@app.route("/v1/users/{user_id}/items/{item_id}/main-account", methods=["PUT"])
+@http_errors
+def change_main_account(user_id: str, item_id: str) -> Response:
+    return item_routes.change_main_account(current_request())
+
+
+@app.route("/v1/users/{user_id}/liabilities", methods=["GET"])
+@http_errors
+def current_liabilities(user_id: str) -> Response:
+    return reference_routes.current_liabilities(current_request())
+
+
+@app.route("/v1/users/{user_id}/liabilities/history", methods=["GET"])
+@http_errors
+def liability_history(user_id: str) -> Response:
+    return reference_routes.liability_history(current_request())
+
+
+@app.route("/v1/users/{user_id}/identity-verification", methods=["GET"])
+@http_errors
+def latest_identity_verification(user_id: str) -> Response:
+    return reference_routes.latest_identity_verification(current_request())
+
+
+@app.route("/v1/categories", methods=["GET"])
+@http_errors
+def list_categories() -> Response:
+    return reference_routes.list_categories(current_request())
+
+
+@app.route("/v1/institutions/{institution_id}", methods=["GET"])
+@http_errors
+def get_institution(institution_id: str) -> Response:
+    return reference_routes.get_institution(current_request())

@@ -3,10 +3,11 @@
 Starts (or reuses) the local AWS on 127.0.0.1:4566 and creates every declared resource;
 starts the fake Plaid (:4567) and the fake peer services (:4570-4573); serves the app
 with ``chalice local`` (:8000); runs the event runtime that delivers queues, the stream,
-table streams, TTL expiries and schedules to the app's handlers. Then it links a demo
-item, has the fake Plaid send signed INITIAL_UPDATE and HISTORICAL_UPDATE webhooks to
-``POST /v1/plaid``, shows the pages being mined and refined, and prints how to look at
-the result. Ctrl-C stops everything it started.
+table streams, TTL expiries and schedules to the app's handlers; and a development
+identity provider (:4574) whose tokens the API accepts. Then it links a demo item through
+the API, has the fake Plaid send a signed INITIAL_UPDATE to ``POST /v1/plaid``, shows the
+pages being mined and refined, and prints a token and how to query the result. Ctrl-C
+stops everything it started.
 """
 
 from __future__ import annotations
@@ -106,12 +107,16 @@ def main(argv: list[str] | None = None) -> int:
         for name in sorted(report.created + report.existing):
             say(f"  {name}")
 
+        from chalicelib.settings import AUTH0_PORT
+        from ops.fakes.auth0 import DEFAULT_KEY_PATH, FakeAuth0
         from ops.fakes.peers import FakePeers
         from ops.fakes.plaid import FakePlaid
 
         plaid = stack.enter_context(FakePlaid(port=4567))
         stack.enter_context(FakePeers(default_ports=True, auto_user_status="ACTIVE"))
+        issuer = stack.enter_context(FakeAuth0(port=AUTH0_PORT, key_path=DEFAULT_KEY_PATH))
         say(f"fake Plaid on {plaid.url}; fake User Service, Payments, Admin API and Segment on :4570-4573")
+        say(f"development identity provider (Auth0 stand-in) on {issuer.issuer}")
 
         stack.enter_context(chalice_local(args.port))
         app_url = f"http://127.0.0.1:{args.port}"
@@ -121,8 +126,15 @@ def main(argv: list[str] | None = None) -> int:
         stack.callback(runtime_thread.join, 30)
         stack.callback(stop.set)
 
+        token = issuer.user_token(DEMO_USER)
         if not args.no_demo:
-            _demo(plaid, app_url, args.transactions, stop)
+            _demo(plaid, app_url, token, args.transactions, stop)
+        say(
+            f"a token for {DEMO_USER} (valid for an hour):\n  export TOKEN={token}\n"
+            f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/transactions?limit=5\n'
+            f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/accounts\n'
+            f"  .venv/bin/python -m ops.query {DEMO_USER}   (straight from the tables)"
+        )
         say("running; Ctrl-C stops everything this command started")
         while not stop.wait(0.5):
             pass
@@ -154,16 +166,24 @@ def _start_runtime(stop: threading.Event) -> threading.Thread:
     return thread
 
 
-def _demo(plaid: FakePlaid, app_url: str, transaction_count: int, stop: threading.Event) -> None:
-    from ops.demo import link_fake_item
+def _demo(plaid: FakePlaid, app_url: str, token: str, transaction_count: int, stop: threading.Event) -> None:
+    """Link an item through the API, as a client would, then let Plaid announce its data."""
+    import json
+
     from ops.fakes.plaid import webhooks
 
-    fake = link_fake_item(plaid, DEMO_USER, transaction_count=transaction_count, history_days=365)
-    say(f"demo: linked item {fake.item_id} ({fake.institution_name}) for user {DEMO_USER}")
-    for code in ("INITIAL_UPDATE", "HISTORICAL_UPDATE"):
-        delivery = plaid.send_webhook(f"{app_url}/v1/plaid", webhooks.transactions_update(fake.item_id, code))
-        say(f"demo: fake Plaid sent a signed {code}; the app answered {delivery.status}")
-    say("demo: mining (the throttle queue spaces pages 30 s apart, as in production)")
+    fake = plaid.create_item(transaction_count=transaction_count, history_days=365)
+    request = urllib.request.Request(
+        f"{app_url}/v1/users/{DEMO_USER}/items",
+        data=json.dumps({"public_token": fake.public_token}).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        say(f"demo: linked item {fake.item_id} ({fake.institution_name}) for {DEMO_USER}: HTTP {response.status}")
+    delivery = plaid.send_webhook(f"{app_url}/v1/plaid", webhooks.transactions_update(fake.item_id, "INITIAL_UPDATE"))
+    say(f"demo: fake Plaid sent a signed INITIAL_UPDATE; the app answered {delivery.status}")
+    say("demo: mining (adding the item also queued a 180-day remine; the throttle queue spaces pages 30 s apart)")
     last, quiet_since = -1, time.monotonic()
     while not stop.is_set() and time.monotonic() - quiet_since < 45:
         count = _count_transactions(DEMO_USER)
@@ -171,7 +191,7 @@ def _demo(plaid: FakePlaid, app_url: str, transaction_count: int, stop: threadin
             say(f"demo: {count} transactions refined so far")
             last, quiet_since = count, time.monotonic()
         stop.wait(1.0)
-    say(f"demo: done. Look at the result with\n  .venv/bin/python -m ops.query {DEMO_USER}\n  curl {app_url}/health")
+    say("demo: done")
 
 
 def _count_transactions(user_id: str) -> int:

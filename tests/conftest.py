@@ -9,6 +9,7 @@ once. Tests isolate themselves with fresh ids rather than wiping the server.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -73,6 +74,30 @@ def _reset_process_state() -> None:
     reset_settings()
     reset_clients()
     queue_url.cache_clear()
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def service_logs() -> Iterator[list[logging.LogRecord]]:
+    """Records the service logger emits during the test (it does not propagate to root,
+    so pytest's caplog would see them or not depending on what ran before)."""
+    from chalicelib.observability import SERVICE
+
+    handler = _Collect()
+    target = logging.getLogger(SERVICE)
+    target.addHandler(handler)
+    try:
+        yield handler.records
+    finally:
+        target.removeHandler(handler)
 
 
 def new_id(prefix: str) -> str:

@@ -14,15 +14,26 @@ from typing import Any, ParamSpec
 
 from chalice import Response
 
+from chalicelib.data.account_changes import AccountChangeCollisionError
+from chalicelib.data.items import ItemContentionError
+from chalicelib.data.layers import LayerStubContentionError
 from chalicelib.errors import (
+    BatchUnprocessedError,
     ConditionFailedError,
     NotFoundError,
     ServiceError,
     ThrottledError,
+    TransientAWSError,
     ValidationError,
 )
 from chalicelib.observability import logger
-from chalicelib.plaid.errors import WebhookUnauthorizedError, WebhookVerificationUnavailableError
+from chalicelib.plaid.errors import (
+    PlaidError,
+    PlaidItemError,
+    PlaidRateLimitError,
+    WebhookUnauthorizedError,
+    WebhookVerificationUnavailableError,
+)
 
 P = ParamSpec("P")
 
@@ -39,6 +50,16 @@ class ForbiddenError(ServiceError):
     """Valid credentials that may not touch this resource: HTTP 403."""
 
 
+class AuthUnavailableError(ServiceError):
+    """The identity provider's keys could not be read, so no token can be checked: HTTP 503."""
+
+    retryable = True
+
+
+class NotAvailableError(NotFoundError):
+    """The route exists in the code but not in this stage (the QA seed in prod): HTTP 404."""
+
+
 #: Most specific first: the first matching class decides.
 STATUS_BY_ERROR: tuple[tuple[type[BaseException], int, str], ...] = (
     (WebhookUnauthorizedError, 401, "unauthorized"),
@@ -50,19 +71,40 @@ STATUS_BY_ERROR: tuple[tuple[type[BaseException], int, str], ...] = (
     (NotFoundError, 404, "not_found"),
     (ConditionFailedError, 409, "conflict"),
     (ThrottledError, 503, "unavailable"),
+    (TransientAWSError, 503, "unavailable"),
+    (BatchUnprocessedError, 503, "unavailable"),
+    (ItemContentionError, 503, "unavailable"),
+    (LayerStubContentionError, 503, "unavailable"),
+    (AccountChangeCollisionError, 503, "unavailable"),
+    (AuthUnavailableError, 503, "auth_unavailable"),
+    (PlaidRateLimitError, 429, "plaid_rate_limited"),
+    (PlaidItemError, 409, "plaid_item_error"),
+    (PlaidError, 502, "plaid_unavailable"),
 )
 
 
-def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    details: dict[str, Any] | None = None,
+) -> Response:
+    """The one error body; ``details`` (field errors of a 400/422) only when there are some."""
     all_headers: dict[str, str | list[str]] = {"Content-Type": "application/json", **(headers or {})}
-    return Response(body={"error": {"code": code, "message": message}}, status_code=status, headers=all_headers)
+    error: dict[str, Any] = {"code": code, "message": message}
+    if details:
+        error["details"] = details
+    return Response(body={"error": error}, status_code=status, headers=all_headers)
 
 
 def to_response(exc: BaseException) -> Response:
     for error_type, status, code in STATUS_BY_ERROR:
         if isinstance(exc, error_type):
             extra = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-            return error_response(status, code, str(exc) if status < 500 else code.replace("_", " "), extra)
+            message = str(exc) if status < 500 else code.replace("_", " ")
+            details = exc.details if isinstance(exc, ValidationError) else None
+            return error_response(status, code, message, extra, details)
     logger.exception("unhandled error in a view", extra={"error_class": type(exc).__name__})
     return error_response(500, "internal_error", "internal error")
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chalicelib.aws.messaging import put_event
+from chalicelib.data.accounts import Account
 from chalicelib.settings import get_settings
 
 USER_NEW_TXNS_BATCH_COMPLETED = "user_new_txns_batch_completed"
@@ -52,3 +53,33 @@ def connection_revoked(user_id: str, item_id: str, reason: str, cause_id: str, a
     if account_id:
         detail["account_id"] = account_id
     return publish(PLAID_ITEM_CONNECTION_REVOKED, detail, item_id, reason, cause_id)
+
+
+def new_account(account: Account, *, is_main: bool) -> str:
+    """A bank account became known to the service (feeder, on a new ACCOUNT row).
+
+    The id names the account (user, item, account), not the balances: every publish about
+    the same account is the same fact, so consumers keep the first and drop the rest.
+    Amounts are integer cents.
+    """
+    balances = account.balances
+    detail = {
+        "user_id": account.user_id,
+        "item_id": account.item_id,
+        "account_id": account.acct_id,
+        "is_main": is_main,
+        "name": account.name,
+        "official_name": account.official_name,
+        "type": account.type,
+        "subtype": account.subtype,
+        "mask": account.mask,
+        "iso_currency_code": balances.iso_currency_code,
+        "balances": {
+            "available": balances.available,
+            "current": balances.current,
+            "limit": balances.limit,
+            "available_reported": balances.available_reported,
+            "current_reported": balances.current_reported,
+        },
+    }
+    return publish(NEW_ACCOUNT, detail, account.user_id, account.item_id, account.acct_id)

@@ -75,7 +75,7 @@ def test_missing_header_is_401(app_url: str, queue: Callable[[], list[dict[str, 
         pytest.param(lambda key, body: key.sign(body, kid="unknown-kid"), id="unknown-kid"),
         pytest.param(
             lambda key, body: jwt.encode(
-                {"iat": int(time.time())}, "secret", algorithm="HS256", headers={"kid": key.kid}
+                {"iat": int(time.time())}, "s" * 32, algorithm="HS256", headers={"kid": key.kid}
             ),
             id="hs256",
         ),

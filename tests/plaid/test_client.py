@@ -470,16 +470,16 @@ def test_modelled_call_with_a_bad_body_is_a_response_error(
 
 
 def test_failures_are_logged_without_tokens(
-    client: PlaidClient, fake_plaid: FakePlaid, caplog: pytest.LogCaptureFixture
+    client: PlaidClient, fake_plaid: FakePlaid, service_logs: list[logging.LogRecord]
 ) -> None:
     # GIVEN a failing call for an Item
     item = new_item(fake_plaid, transaction_count=5)
     fake_plaid.fail("/transactions/get", "ITEM_LOGIN_REQUIRED")
-    with caplog.at_level(logging.WARNING), pytest.raises(PlaidItemError):
+    with pytest.raises(PlaidItemError):
         client.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY)
     # WHEN the log records are read THEN they name the failure but never the access token or the secret
-    records = [r for r in caplog.records if r.getMessage() == "plaid call failed"]
+    records = [r for r in service_logs if r.getMessage() == "plaid call failed"]
     assert [r.__dict__["plaid_error"]["error_code"] for r in records] == ["ITEM_LOGIN_REQUIRED"]
-    logged = repr([r.__dict__ for r in caplog.records])
+    logged = repr([r.__dict__ for r in service_logs])
     assert item.access_token not in logged
     assert "local-secret" not in logged

@@ -1,0 +1,127 @@
+"""The API under test: the app over HTTP (moto, fake Plaid, fake peers) and a fake Auth0.
+
+The stack fixtures are the end-to-end suite's (``tests/e2e/conftest.py``), re-exported so
+these tests run alone or with it. Every response a test receives through :class:`Api` is
+checked against the OpenAPI document first: a test that passes proves the contract too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from chalice.config import Config
+from chalice.local import LocalDevServer
+from schemathesis.specs.openapi.schemas import OpenApiSchema
+
+from chalicelib.api.jwks import reset_jwks
+from chalicelib.settings import reset_settings
+from ops.fakes.auth0 import FakeAuth0
+from tests.e2e.conftest import fake_peers, fake_plaid, runtime, stack_env
+
+__all__ = ["fake_peers", "fake_plaid", "runtime", "stack_env"]
+
+ROOT = Path(__file__).resolve().parents[2]
+OPENAPI = ROOT / "chalicelib" / "api" / "openapi.yaml"
+
+
+@pytest.fixture(scope="session")
+def app_url(stack_env: dict[str, Any]) -> Iterator[str]:
+    """The app over HTTP on a free port, by Chalice's local server.
+
+    Built with ``LocalDevServer`` directly: ``create_local_server`` rewrites the app object's
+    class and cannot run twice in one session (the e2e suite's ``app_url`` calls it). These
+    tests send one request at a time, so its thread-local request is not needed.
+    """
+    import app as app_module
+
+    config = Config.create(chalice_stage="dev", app_name="txn", chalice_app=app_module.app, lambda_timeout=60)
+    server = LocalDevServer(app_module.app, config, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server.server_address[1]}"
+    server.shutdown()
+
+
+@lru_cache(maxsize=1)
+def development_issuer() -> FakeAuth0:
+    """The session's issuer, started on first use (schemathesis asks for a token at collection)."""
+    return FakeAuth0().start()
+
+
+@pytest.fixture(scope="session")
+def auth0(stack_env: dict[str, Any]) -> Iterator[FakeAuth0]:
+    """The development issuer, with the app's settings pointing at it."""
+    mp = pytest.MonkeyPatch()
+    issuer = development_issuer()
+    for key, value in issuer.env().items():
+        mp.setenv(key, value)
+    reset_settings()
+    reset_jwks()
+    yield issuer
+    mp.undo()
+    issuer.stop()
+    development_issuer.cache_clear()
+    reset_settings()
+    reset_jwks()
+
+
+@pytest.fixture(scope="session")
+def contract() -> OpenApiSchema:
+    return schemathesis.openapi.from_path(OPENAPI)
+
+
+class Api:
+    """HTTP calls to the app as one caller, each response validated against the document."""
+
+    def __init__(self, base_url: str, contract: OpenApiSchema, token: str | None) -> None:
+        self.base_url = base_url
+        self.contract = contract
+        self.token = token
+        self.session = requests.Session()
+
+    def as_token(self, token: str | None) -> Api:
+        return Api(self.base_url, self.contract, token)
+
+    def call(self, method: str, template: str, *, path: dict[str, str] | None = None, **kwargs: Any) -> Any:
+        headers = dict(kwargs.pop("headers", {}))
+        if self.token is not None:
+            headers.setdefault("Authorization", f"Bearer {self.token}")
+        url = self.base_url + template.format(**(path or {}))
+        response = self.session.request(method, url, headers=headers, timeout=60, **kwargs)
+        self.contract[template][method.upper()].validate_response(response)
+        return response
+
+    def get(self, template: str, **kwargs: Any) -> Any:
+        return self.call("GET", template, **kwargs)
+
+    def post(self, template: str, **kwargs: Any) -> Any:
+        return self.call("POST", template, **kwargs)
+
+    def put(self, template: str, **kwargs: Any) -> Any:
+        return self.call("PUT", template, **kwargs)
+
+    def delete(self, template: str, **kwargs: Any) -> Any:
+        return self.call("DELETE", template, **kwargs)
+
+
+@pytest.fixture
+def api(app_url: str, auth0: FakeAuth0, contract: OpenApiSchema, user_id: str) -> Api:
+    """The app as ``user_id`` (a user token)."""
+    return Api(app_url, contract, auth0.user_token(user_id))
+
+
+@pytest.fixture
+def service_api(app_url: str, auth0: FakeAuth0, contract: OpenApiSchema) -> Api:
+    """The app as a back-office service (acts for any user)."""
+    return Api(app_url, contract, auth0.service_token())
+
+
+def error_code(response: Any) -> str:
+    return str(response.json()["error"]["code"])

@@ -1,0 +1,316 @@
+"""End to end: Auth0 login events on the Auth0 bus, routed by the declared rule to the listener.
+
+Each test publishes the envelope with ``PutEvents`` on the Auth0 bus; the rule (equals-
+ignore-case on ``detail.data.type``) puts it on the listener queue; the runtime drains the
+listener, and the miner and refiner for the synthetic webhooks it queues. What the
+listener decided is read back from the WEBHOOK_INFO rows the miner records.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timedelta
+from typing import Any
+
+import boto3
+import pytest
+
+import app as app_module
+from chalicelib.aws.messaging import queue_url
+from chalicelib.data import items, webhook_info
+from chalicelib.data.ttl import utcnow
+from chalicelib.data.webhook_info import WebhookInfo, WebhookSource
+from chalicelib.settings import get_settings
+from ops.fakes.plaid import FakeItem, FakePlaid
+from ops.runtime import DrainResult, EventRuntime
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+AUTH0_SOURCE = "aws.partner/auth0.com/floatme-test/auth0.logs"
+#: The listener and the miner that records what it queued; the refiner and feeders are not under test here.
+FUNCTIONS = ("listen_auth0", "mine_webhooks")
+
+
+@pytest.fixture
+def runtime(stack_env: dict[str, Any]) -> EventRuntime:
+    """The event runtime over the real app, limited to the listener's path."""
+    return EventRuntime(app_module.app, visibility_timeout=1, ttl_interval=None, functions=FUNCTIONS)
+
+
+# --- factories ------------------------------------------------------------------------------
+
+
+def login_detail(user_id: str, event_type: str = "gd_auth_succeed") -> dict[str, Any]:
+    return {
+        "log_id": uuid.uuid4().hex,
+        "data": {
+            "type": event_type,
+            "user_id": user_id,
+            "date": utcnow().isoformat(),
+            "client_name": "FloatMe iOS",
+            "ip": "10.1.2.3",
+        },
+    }
+
+
+def publish_login(user_id: str, event_type: str = "gd_auth_succeed") -> None:
+    """What Auth0's log stream puts on its partner bus."""
+    response = boto3.client("events").put_events(
+        Entries=[
+            {
+                "EventBusName": get_settings().auth0_event_bus,
+                "Source": AUTH0_SOURCE,
+                "DetailType": "Auth0 log",
+                "Detail": json.dumps(login_detail(user_id, event_type)),
+            }
+        ]
+    )
+    assert response["FailedEntryCount"] == 0
+
+
+def send_to_listener_queue(body: str) -> None:
+    """A message put straight on the listener queue, past the rule's filter."""
+    boto3.client("sqs").send_message(QueueUrl=queue_url(get_settings().listener_queue), MessageBody=body)
+
+
+def save_item(
+    plaid: FakePlaid,
+    user_id: str,
+    *,
+    age: timedelta = timedelta(days=2),
+    status: items.ItemStatus = items.ItemStatus.ACTIVE,
+) -> FakeItem:
+    """An item linked at (fake) Plaid and saved ``age`` ago."""
+    fake = plaid.create_item(transaction_count=10, history_days=200, loans=False)
+    item = items.Item(
+        user_id=user_id,
+        item_id=fake.item_id,
+        access_token=fake.access_token,
+        institution_id=fake.institution_id,
+        status=status,
+        created_at=(utcnow() - age).isoformat(),
+        main_account_id=fake.roles()["checking"],
+    )
+    assert items.create_item(item, utcnow())
+    return fake
+
+
+def past_webhook(fake: FakeItem, user_id: str, code: str, ago: timedelta) -> None:
+    """A WEBHOOK_INFO row as the miner records it for a Plaid webhook handled ``ago``."""
+    webhook_info.record_webhook(
+        WebhookInfo(
+            user_id=user_id,
+            item_id=fake.item_id,
+            webhook_type="TRANSACTIONS",
+            webhook_code=code,
+            source=WebhookSource.PLAID,
+            received_at=utcnow() - ago,
+            message_id=uuid.uuid4().hex,
+            payload=json.dumps({"webhook_type": "TRANSACTIONS", "webhook_code": code, "item_id": fake.item_id}),
+        )
+    )
+
+
+def listener_mines(fake: FakeItem) -> list[WebhookInfo]:
+    return [r for r in webhook_info.transaction_webhooks(fake.item_id) if r.source == WebhookSource.FROM_LISTENER]
+
+
+def drain(runtime: EventRuntime) -> DrainResult:
+    return runtime.drain(timeout=90)
+
+
+# --- the decision table ---------------------------------------------------------------------
+
+
+def test_a_young_item_without_a_historical_update_gets_one(
+    fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
+) -> None:
+    # GIVEN an ACTIVE item saved two days ago that has never had a HISTORICAL_UPDATE
+    fake = save_item(fake_plaid, user_id)
+
+    # WHEN the user logs in
+    publish_login(f"auth0|{user_id}")
+    result = drain(runtime)
+
+    # THEN the listener queued a synthetic HISTORICAL_UPDATE from FROM_LISTENER, and the miner mined 180 days
+    assert result.of("listen_auth0").records == 1
+    [mine] = listener_mines(fake)
+    assert mine.webhook_code == "HISTORICAL_UPDATE"
+    assert mine.update_info is not None and mine.update_info.total_transactions > 0
+    [call] = [c for c in fake_plaid.calls("/transactions/get") if c.body["access_token"] == fake.access_token]
+    start, end = (datetime.fromisoformat(call.body[k]).date() for k in ("start_date", "end_date"))
+    assert (end - start).days == 180
+
+
+def test_an_item_mined_within_24_hours_is_skipped(fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str) -> None:
+    # GIVEN a young item Plaid updated two hours ago
+    fake = save_item(fake_plaid, user_id)
+    past_webhook(fake, user_id, "DEFAULT_UPDATE", timedelta(hours=2))
+
+    # WHEN the user logs in
+    publish_login(f"auth0|{user_id}")
+    result = drain(runtime)
+
+    # THEN the listener ran but queued nothing: no mine, no new row
+    assert result.of("listen_auth0").records == 1
+    assert result.of("mine_webhooks").records == 0
+    assert len(webhook_info.transaction_webhooks(fake.item_id)) == 1
+
+
+@pytest.mark.parametrize(
+    ("case", "age", "history"),
+    [
+        ("young item with an old HISTORICAL_UPDATE", timedelta(days=5), [("HISTORICAL_UPDATE", timedelta(days=4))]),
+        ("old item without rows", timedelta(days=60), []),
+        ("old item, last mine 25 hours ago", timedelta(days=90), [("DEFAULT_UPDATE", timedelta(hours=25))]),
+    ],
+)
+def test_any_other_item_gets_a_default_update(
+    fake_plaid: FakePlaid,
+    runtime: EventRuntime,
+    user_id: str,
+    case: str,
+    age: timedelta,
+    history: list[tuple[str, timedelta]],
+) -> None:
+    # GIVEN an ACTIVE item of the given age and TRANSACTIONS history
+    fake = save_item(fake_plaid, user_id, age=age)
+    for code, ago in history:
+        past_webhook(fake, user_id, code, ago)
+
+    # WHEN the user logs in
+    publish_login(f"auth0|{user_id}")
+    drain(runtime)
+
+    # THEN a synthetic DEFAULT_UPDATE was mined
+    assert [m.webhook_code for m in listener_mines(fake)] == ["DEFAULT_UPDATE"], case
+
+
+def test_a_user_without_items_is_skipped(runtime: EventRuntime, user_id: str) -> None:
+    # GIVEN a user with no items
+    # WHEN they log in
+    publish_login(f"auth0|{user_id}")
+    result = drain(runtime)
+
+    # THEN the listener handled the login without failing and queued nothing
+    assert result.of("listen_auth0").records == 1
+    assert result.of("listen_auth0").failures == 0
+    assert result.of("mine_webhooks").records == 0
+
+
+def test_items_that_are_not_active_are_skipped_and_the_active_one_is_mined(
+    fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
+) -> None:
+    # GIVEN a user with an ACTIVE, an ERROR and a REMOVED item
+    active = save_item(fake_plaid, user_id)
+    errored = save_item(fake_plaid, user_id, status=items.ItemStatus.ERROR)
+    removed = save_item(fake_plaid, user_id, status=items.ItemStatus.REMOVED)
+
+    # WHEN the user logs in
+    publish_login(f"auth0|{user_id}")
+    result = drain(runtime)
+
+    # THEN only the ACTIVE item was mined
+    assert [m.webhook_code for m in listener_mines(active)] == ["HISTORICAL_UPDATE"]
+    assert listener_mines(errored) == [] and listener_mines(removed) == []
+    assert result.of("mine_webhooks").records == 1
+
+
+@pytest.mark.parametrize("event_type", ["GD_AUTH_SUCCEED", "SePfT", "sertft"])
+def test_login_types_are_routed_and_handled_in_any_case(
+    fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str, event_type: str
+) -> None:
+    # GIVEN a young item
+    fake = save_item(fake_plaid, user_id)
+
+    # WHEN Auth0 reports a login type in an unusual case
+    publish_login(f"auth0|{user_id}", event_type)
+    drain(runtime)
+
+    # THEN the rule routed it and the listener acted on it
+    assert [m.webhook_code for m in listener_mines(fake)] == ["HISTORICAL_UPDATE"]
+
+
+def test_a_user_id_without_the_auth0_prefix_is_used_as_is(
+    fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
+) -> None:
+    # GIVEN a young item
+    fake = save_item(fake_plaid, user_id)
+
+    # WHEN the login carries the bare user id
+    publish_login(user_id)
+    drain(runtime)
+
+    # THEN it is the same user
+    assert [m.webhook_code for m in listener_mines(fake)] == ["HISTORICAL_UPDATE"]
+
+
+def test_other_auth0_events_never_reach_the_listener(
+    fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
+) -> None:
+    # GIVEN a young item
+    fake = save_item(fake_plaid, user_id)
+
+    # WHEN Auth0 reports a failed login ("f")
+    publish_login(f"auth0|{user_id}", "f")
+    result = drain(runtime)
+
+    # THEN the rule does not route it: the listener is not invoked and nothing is mined
+    assert result.of("listen_auth0").records == 0
+    assert listener_mines(fake) == []
+
+
+def test_a_non_login_that_reaches_the_queue_anyway_is_skipped(
+    fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
+) -> None:
+    # GIVEN a young item, and a failed-login event put straight on the listener queue
+    fake = save_item(fake_plaid, user_id)
+    send_to_listener_queue(
+        json.dumps({"id": "evt", "time": "2026-05-16T00:00:00Z", "detail": login_detail(f"auth0|{user_id}", "f")})
+    )
+
+    # WHEN the runtime drains
+    result = drain(runtime)
+
+    # THEN the listener received it, skipped it and reported no failure
+    assert result.of("listen_auth0").records == 1
+    assert result.of("listen_auth0").failures == 0
+    assert listener_mines(fake) == []
+
+
+def test_a_message_that_cannot_be_handled_is_logged_and_not_retried(runtime: EventRuntime) -> None:
+    # GIVEN a message on the listener queue that is not an EventBridge envelope
+    send_to_listener_queue("this is not json")
+
+    # WHEN the runtime drains
+    result = drain(runtime)
+
+    # THEN the listener received it exactly once and deleted it (no batch item failure, no redelivery)
+    stats = result.of("listen_auth0")
+    assert (stats.records, stats.failures, stats.errors) == (1, 0, 0)
+    assert result.idle
+
+
+def test_a_login_delivered_twice_is_mined_as_one(fake_plaid: FakePlaid, user_id: str) -> None:
+    # GIVEN a young item, and a runtime that delivers every batch twice
+    fake = save_item(fake_plaid, user_id)
+    runtime = EventRuntime(
+        app_module.app, visibility_timeout=1, ttl_interval=None, duplicate_delivery=True, functions=FUNCTIONS
+    )
+
+    # WHEN one login arrives
+    publish_login(f"auth0|{user_id}")
+    result = runtime.drain(timeout=90)
+
+    # THEN both deliveries queued the same message (same id), which the miner recorded once
+    assert result.of("listen_auth0").records == 2
+    [mine] = listener_mines(fake)
+    assert mine.webhook_code == "HISTORICAL_UPDATE"
+
+    # WHEN the user logs in again an hour later (a new login event)
+    publish_login(f"auth0|{user_id}")
+    runtime.drain(timeout=90)
+
+    # THEN the 24-hour rule skips it: still one listener mine
+    assert len(listener_mines(fake)) == 1

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalice import Chalice, ConvertToMiddleware, Cron
+from chalice import Chalice, ConvertToMiddleware, Cron, Response
 from chalice.app import CloudWatchEvent, DynamoDBEvent, KinesisEvent, Request, SQSEvent
 
 from chalicelib.api.errors import http_errors
+from chalicelib.api.routes import accounts as account_routes
+from chalicelib.api.routes import items as item_routes
+from chalicelib.api.routes import reference as reference_routes
+from chalicelib.api.routes import transactions as transaction_routes
 from chalicelib.infra.consumers import dynamodb_stream_consumer, kinesis_consumer, sqs_consumer
 from chalicelib.observability import logger, metrics
 from chalicelib.pipeline import feeder, institution_sync, intake, listener, miner, refiner, throttle_miner
@@ -81,14 +85,6 @@ def sync_institutions(event: CloudWatchEvent) -> dict[str, Any]:
 
 
 # --- REST API (contract: chalicelib/api/openapi.yaml; logic: chalicelib/api/routes) ------
-# Imported here so this block stays self-contained at the end of the routing table.
-
-from chalice import Response  # noqa: E402
-
-from chalicelib.api.routes import accounts as account_routes  # noqa: E402
-from chalicelib.api.routes import items as item_routes  # noqa: E402
-from chalicelib.api.routes import reference as reference_routes  # noqa: E402
-from chalicelib.api.routes import transactions as transaction_routes  # noqa: E402
 
 
 @app.route("/v1/openapi.yaml", methods=["GET"])

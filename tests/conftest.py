@@ -93,11 +93,18 @@ def service_logs() -> Iterator[list[logging.LogRecord]]:
 
     handler = _Collect()
     target = logging.getLogger(SERVICE)
+    # A library configuring logging (dictConfig's disable_existing_loggers) may have disabled
+    # the logger earlier in the session: observe what the code logs regardless.
+    was_disabled, level = target.disabled, target.level
+    target.disabled = False
+    target.setLevel(min(level or logging.WARNING, logging.WARNING))
     target.addHandler(handler)
     try:
         yield handler.records
     finally:
         target.removeHandler(handler)
+        target.disabled = was_disabled
+        target.setLevel(level)
 
 
 def new_id(prefix: str) -> str:

@@ -107,6 +107,18 @@ def service_logs() -> Iterator[list[logging.LogRecord]]:
         target.setLevel(level)
 
 
+def empty_queue(name: str) -> int:
+    """Delete every visible message of a queue (PurgeQueue allows one call a minute)."""
+    sqs = boto3.client("sqs")
+    url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+    deleted = 0
+    while messages := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
+        for message in messages:
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        deleted += len(messages)
+    return deleted
+
+
 def new_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:16]}"
 

@@ -25,6 +25,7 @@ from boto3.dynamodb.conditions import Key
 
 from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
+from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ConditionFailedError, DataError
 
@@ -128,14 +129,11 @@ def account_changes_since(user_id: str, since: datetime, *, limit: int | None = 
 
 
 def _query(condition: Any, limit: int | None) -> list[AccountChange]:
-    kwargs: dict[str, Any] = {"KeyConditionExpression": condition, "ScanIndexForward": False, "ConsistentRead": True}
-    if limit:
-        kwargs["Limit"] = limit
-    found: list[AccountChange] = []
-    while True:
-        with translated():
-            response = tables.account_changes().query(**kwargs)
-        found += [from_item(row) for row in response.get("Items", [])]
-        if (limit and len(found) >= limit) or "LastEvaluatedKey" not in response:
-            return found[:limit] if limit else found
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    rows = query_rows(
+        tables.account_changes(),
+        limit=limit,
+        KeyConditionExpression=condition,
+        ScanIndexForward=False,
+        ConsistentRead=True,
+    )
+    return [from_item(row) for row in rows]

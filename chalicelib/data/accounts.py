@@ -19,6 +19,7 @@ from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.batch import put_items
 from chalicelib.data.money import cents_to_string, from_dynamo
+from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import iso_timestamp
 
 
@@ -144,13 +145,10 @@ def get_account(user_id: str, acct_id: str) -> Account | None:
 def list_accounts(user_id: str, item_id: str | None = None) -> list[Account]:
     """Every account of a user (one partition; paginated until done), optionally of one item."""
     condition = Key("PK").eq(keys.accounts_pk(user_id)) & Key("SK").begins_with(keys.ACCOUNT_SK_PREFIX)
-    accounts: list[Account] = []
-    kwargs: dict[str, Any] = {"KeyConditionExpression": condition}
-    while True:
-        with translated():
-            response = tables.transactions().query(**kwargs)
-        accounts += [from_item(i) for i in response.get("Items", []) if i.get("type") == keys.ACCOUNT]
-        if "LastEvaluatedKey" not in response:
-            break
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
-    return [a for a in accounts if item_id is None or a.item_id == item_id]
+    rows = query_rows(
+        tables.transactions(),
+        entity=keys.ACCOUNT,
+        keep=lambda row: item_id is None or row.get("item_id") == item_id,
+        KeyConditionExpression=condition,
+    )
+    return [from_item(row) for row in rows]

@@ -14,10 +14,10 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
-from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.accounts import Account, Balances, balance_flags, balances_from, balances_map
 from chalicelib.data.batch import put_items
+from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import QA_BALANCE_TTL_DAYS, days_from
 from chalicelib.settings import get_settings
 
@@ -82,12 +82,5 @@ def list_balances(
         sk = Key("SK").between(low, high)
     else:
         sk = Key("SK").begins_with(prefix)
-    kwargs: dict[str, Any] = {"KeyConditionExpression": Key("PK").eq(keys.balances_pk(user_id)) & sk}
-    records: list[BalanceRecord] = []
-    while True:
-        with translated():
-            response = tables.transactions().query(**kwargs)
-        records += [from_item(i) for i in response.get("Items", [])]
-        if "LastEvaluatedKey" not in response:
-            return records
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    rows = query_rows(tables.transactions(), KeyConditionExpression=Key("PK").eq(keys.balances_pk(user_id)) & sk)
+    return [from_item(row) for row in rows]

@@ -17,6 +17,7 @@ from boto3.dynamodb.conditions import Key
 from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.batch import put_items
+from chalicelib.data.query import query_rows
 from chalicelib.errors import ValidationError
 from chalicelib.observability import logger
 
@@ -68,18 +69,13 @@ def put_categories(categories: Iterable[Category]) -> int:
 
 def list_categories() -> list[Category]:
     """Every category, in hierarchy order (one partition, strongly consistent, paginated)."""
-    kwargs: dict[str, Any] = {
-        "KeyConditionExpression": Key("PK").eq(keys.CATEGORIES_PK),
-        "ConsistentRead": True,
-    }
-    found: list[Category] = []
-    while True:
-        with translated():
-            response = tables.transactions().query(**kwargs)
-        found += [from_item(row) for row in response.get("Items", []) if row.get("type") == keys.CATEGORY]
-        if "LastEvaluatedKey" not in response:
-            return found
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    rows = query_rows(
+        tables.transactions(),
+        entity=keys.CATEGORY,
+        KeyConditionExpression=Key("PK").eq(keys.CATEGORIES_PK),
+        ConsistentRead=True,
+    )
+    return [from_item(row) for row in rows]
 
 
 def get_category(category_id: str) -> Category | None:

@@ -22,6 +22,7 @@ from boto3.dynamodb.conditions import Key
 
 from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
+from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ConditionFailedError, NotFoundError, ValidationError
 from chalicelib.observability import logger
@@ -164,15 +165,14 @@ def latest_identity_verification(user_id: str) -> IdentityVerification | None:
 def list_identity_verifications(user_id: str) -> list[IdentityVerification]:
     """Every session of a user, newest first (GSI1, eventually consistent)."""
     condition = Key("GSI1PK").eq(keys.users_pk(user_id)) & Key("GSI1SK").begins_with(keys.IDENTITY_VERIFICATION_PREFIX)
-    kwargs: dict[str, Any] = {"IndexName": "GSI1", "KeyConditionExpression": condition, "ScanIndexForward": False}
-    found: list[IdentityVerification] = []
-    while True:
-        with translated():
-            response = tables.plaid().query(**kwargs)
-        found += [from_item(r) for r in response.get("Items", []) if r.get("type") == keys.IDENTITY_VERIFICATION]
-        if "LastEvaluatedKey" not in response:
-            return found
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    rows = query_rows(
+        tables.plaid(),
+        entity=keys.IDENTITY_VERIFICATION,
+        IndexName="GSI1",
+        KeyConditionExpression=condition,
+        ScanIndexForward=False,
+    )
+    return [from_item(row) for row in rows]
 
 
 def find_by_watchlist_screening(user_id: str, watchlist_screening_id: str) -> IdentityVerification | None:

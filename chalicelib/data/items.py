@@ -28,6 +28,7 @@ from boto3.dynamodb.conditions import Key
 
 from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
+from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import epoch, iso_timestamp
 from chalicelib.errors import ConditionFailedError, DataError, NotFoundError
 from chalicelib.observability import logger
@@ -372,15 +373,8 @@ def get_item(user_id: str, item_id: str) -> Item | None:
 def list_items(user_id: str) -> list[Item]:
     """Every item of a user, any status (one partition, strongly consistent, paginated)."""
     condition = Key("PK").eq(keys.users_pk(user_id)) & Key("SK").begins_with(keys.ITEMS_SK_PREFIX)
-    kwargs: dict[str, Any] = {"KeyConditionExpression": condition, "ConsistentRead": True}
-    found: list[Item] = []
-    while True:
-        with translated():
-            response = tables.plaid().query(**kwargs)
-        found += [from_item(row) for row in response.get("Items", []) if row.get("type") == keys.ITEM]
-        if "LastEvaluatedKey" not in response:
-            return found
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    rows = query_rows(tables.plaid(), entity=keys.ITEM, KeyConditionExpression=condition, ConsistentRead=True)
+    return [from_item(row) for row in rows]
 
 
 def get_item_by_id(item_id: str) -> Item | None:

@@ -29,6 +29,7 @@ from boto3.dynamodb.conditions import Key
 from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.money import cents_to_string, dollars_to_cents, from_dynamo, to_decimal
+from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ConditionFailedError, DataError
 from chalicelib.observability import logger
@@ -277,18 +278,13 @@ def item_account_liability_history(
 
 
 def _query(index: str | None, condition: Any, *, forward: bool, limit: int | None = None) -> list[Liability]:
-    kwargs: dict[str, Any] = {"KeyConditionExpression": condition, "ScanIndexForward": forward}
-    if index:
-        kwargs["IndexName"] = index
-    else:
-        kwargs["ConsistentRead"] = True
-    if limit:
-        kwargs["Limit"] = limit
-    found: list[Liability] = []
-    while True:
-        with translated():
-            response = tables.plaid().query(**kwargs)
-        found += [from_item(row) for row in response.get("Items", []) if row.get("type") == keys.LIABILITY]
-        if (limit and len(found) >= limit) or "LastEvaluatedKey" not in response:
-            return found[:limit] if limit else found
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    where: dict[str, Any] = {"IndexName": index} if index else {"ConsistentRead": True}
+    rows = query_rows(
+        tables.plaid(),
+        entity=keys.LIABILITY,
+        limit=limit,
+        KeyConditionExpression=condition,
+        ScanIndexForward=forward,
+        **where,
+    )
+    return [from_item(row) for row in rows]

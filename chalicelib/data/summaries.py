@@ -25,6 +25,7 @@ from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.batch import put_items
 from chalicelib.data.money import cents_to_string, from_dynamo
+from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ValidationError
 
@@ -143,15 +144,8 @@ def list_summaries(
     """
     low, high = keys.summary_month_range(check_month(start_month), check_month(end_month))
     condition = Key("PK").eq(keys.summary_pk(user_id)) & Key("SK").between(low, high)
-    kwargs: dict[str, Any] = {"KeyConditionExpression": condition, "ConsistentRead": True}
-    found: list[Summary] = []
-    while True:
-        with translated():
-            response = tables.transactions().query(**kwargs)
-        found += [from_item(row) for row in response.get("Items", []) if row.get("type") == keys.SUMMARY]
-        if "LastEvaluatedKey" not in response:
-            break
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    rows = query_rows(tables.transactions(), entity=keys.SUMMARY, KeyConditionExpression=condition, ConsistentRead=True)
+    found = [from_item(row) for row in rows]
     return [
         s
         for s in found

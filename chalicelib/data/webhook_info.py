@@ -30,6 +30,7 @@ from boto3.dynamodb.conditions import Key
 
 from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
+from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import WEBHOOK_INFO_TTL_DAYS, days_from, epoch, iso_timestamp, utcnow
 from chalicelib.errors import ConditionFailedError, DataError, ValidationError
 from chalicelib.observability import redact
@@ -285,20 +286,14 @@ def _query(
     never depends on the reaper having run.
     """
     cutoff = epoch(now or utcnow())
-    kwargs: dict[str, Any] = {"KeyConditionExpression": condition, "ScanIndexForward": forward}
-    if index:
-        kwargs["IndexName"] = index
-    else:
-        kwargs["ConsistentRead"] = True
-    if limit:
-        kwargs["Limit"] = limit
-    found: list[WebhookInfo] = []
-    while True:
-        with translated():
-            response = tables.transactions().query(**kwargs)
-        for row in response.get("Items", []):
-            if row.get("type") == keys.WEBHOOK_INFO and int(str(row.get("ttl", cutoff + 1))) > cutoff:
-                found.append(from_item(row))
-        if (limit and len(found) >= limit) or "LastEvaluatedKey" not in response:
-            return found[:limit] if limit else found
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    where: dict[str, Any] = {"IndexName": index} if index else {"ConsistentRead": True}
+    rows = query_rows(
+        tables.transactions(),
+        entity=keys.WEBHOOK_INFO,
+        keep=lambda row: int(str(row.get("ttl", cutoff + 1))) > cutoff,
+        limit=limit,
+        KeyConditionExpression=condition,
+        ScanIndexForward=forward,
+        **where,
+    )
+    return [from_item(row) for row in rows]

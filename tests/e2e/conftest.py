@@ -22,11 +22,12 @@ from chalicelib.aws.messaging import queue_url
 from chalicelib.peers import reset_peers
 from chalicelib.plaid.client import reset_plaid
 from chalicelib.plaid.webhook_verification import reset_webhook_keys
-from chalicelib.settings import reset_settings
+from chalicelib.settings import get_settings, reset_settings
 from ops.demo import link_fake_item
 from ops.fakes.peers import FakePeers
 from ops.fakes.plaid import FakeItem, FakePlaid
 from ops.runtime import EventRuntime
+from tests.conftest import empty_queue
 
 
 def _refresh_clients() -> None:
@@ -77,7 +78,14 @@ def app_url(stack_env: dict[str, Any]) -> Iterator[str]:
 
 @pytest.fixture
 def runtime(stack_env: dict[str, Any]) -> EventRuntime:
-    """An event runtime over the real app: the pipeline runs when a test drains it."""
+    """An event runtime over the real app: the pipeline runs when a test drains it.
+
+    The pipeline's queues are shared by the session: what other tests queued and left is
+    removed first, so a test's counts are its own.
+    """
+    settings = get_settings()
+    for queue in (settings.webhooks_queue, settings.throttle_queue):
+        empty_queue(queue)
     return new_runtime()
 
 

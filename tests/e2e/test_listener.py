@@ -24,6 +24,7 @@ from chalicelib.data.webhook_info import WebhookInfo, WebhookSource
 from chalicelib.settings import get_settings
 from ops.fakes.plaid import FakeItem, FakePlaid
 from ops.runtime import DrainResult, EventRuntime
+from tests.conftest import empty_queue
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -34,7 +35,12 @@ FUNCTIONS = ("listen_auth0", "mine_webhooks")
 
 @pytest.fixture
 def runtime(stack_env: dict[str, Any]) -> EventRuntime:
-    """The event runtime over the real app, limited to the listener's path."""
+    """The event runtime over the real app, limited to the listener's path.
+
+    The webhooks queue is shared by the session: messages other tests queued without
+    mining them are purged first, so counting this test's mines counts only its own.
+    """
+    empty_queue(get_settings().webhooks_queue)
     return EventRuntime(app_module.app, visibility_timeout=1, ttl_interval=None, functions=FUNCTIONS)
 
 

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 OUT ?= out
 
-.PHONY: run test lint typecheck unit bootstrap package bench clean
+.PHONY: run test test-localstack lint typecheck unit bootstrap package bench clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,10 @@ run: $(STAMP)
 
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest
+
+# Opt-in: the integration tests against a running LocalStack (LOCALSTACK_HOST, default localhost:4566).
+test-localstack: $(STAMP)
+	TXN_TEST_LOCALSTACK=1 $(BIN)/python -m pytest -m integration
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -40,6 +40,17 @@ def apply_local_env(environ: dict[str, str] | None = None) -> None:
         target.setdefault(key, value)
 
 
+def free_port(host: str = HOST) -> int:
+    """A TCP port nothing listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+class PortInUseError(RuntimeError):
+    """Something already listens where this process meant to start its own local AWS."""
+
+
 def is_listening(host: str = HOST, port: int = PORT) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.settimeout(0.2)
@@ -70,14 +81,20 @@ def endpoint_address(endpoint: str | None = None) -> tuple[str, int]:
 
 
 @contextmanager
-def local_aws(host: str | None = None, port: int | None = None, log_path: Path | None = None) -> Iterator[bool]:
+def local_aws(
+    host: str | None = None, port: int | None = None, log_path: Path | None = None, *, own: bool = False
+) -> Iterator[bool]:
     """Ensure a local AWS listens on ``host:port``; yield whether this call started it.
 
-    Defaults to the address in ``AWS_ENDPOINT_URL`` (127.0.0.1:4566 when unset).
+    Defaults to the address in ``AWS_ENDPOINT_URL`` (127.0.0.1:4566 when unset). With
+    ``own=True`` a server already listening there is an error, never reused: the caller
+    (the test session) must not touch state it did not create.
     """
     default_host, default_port = endpoint_address()
     host, port = host or default_host, port or default_port
     if is_listening(host, port):
+        if own:
+            raise PortInUseError(f"something already listens on {host}:{port}; refusing to use a server not ours")
         wait_until_ready(f"http://{host}:{port}")
         yield False
         return

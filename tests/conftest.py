@@ -1,9 +1,12 @@
 """Suite-wide set-up: local environment defaults and the local AWS (moto server).
 
 The environment is set before any ``chalicelib`` import so settings and Powertools read
-it. Integration tests share one moto server on 127.0.0.1:4566, started here when nothing
-listens there and stopped when the session ends; the declared resources are bootstrapped
-once. Tests isolate themselves with fresh ids rather than wiping the server.
+it. By default the session starts its **own** moto server on a free port and stops it at
+the end; it never attaches to a server it did not start, so a ``make run`` stack (or a
+LocalStack holding data) is left alone and several suites can run side by side. Running
+against LocalStack is an explicit opt-in (``TXN_TEST_LOCALSTACK=1``, ``make test-localstack``):
+its endpoint then comes from ``localstack-client``'s configuration (``LOCALSTACK_HOST``).
+The declared resources are bootstrapped once; tests isolate themselves with fresh ids.
 """
 
 from __future__ import annotations
@@ -19,8 +22,25 @@ from typing import Any
 import boto3
 import pytest
 
-from ops.local_aws import apply_local_env, local_aws
+from ops.local_aws import apply_local_env, free_port, local_aws
 
+#: Opt-in: run the integration tests against a running LocalStack instead of our own moto.
+USE_LOCALSTACK = os.environ.get("TXN_TEST_LOCALSTACK", "").lower() in {"1", "true", "yes"}
+
+
+def _session_endpoint() -> str:
+    if USE_LOCALSTACK:
+        from localstack_client.config import get_service_endpoint
+
+        endpoint = get_service_endpoint("dynamodb")  # the edge: every service answers there
+        if not endpoint:
+            raise RuntimeError("localstack-client resolved no endpoint; set LOCALSTACK_HOST")
+        return endpoint
+    return f"http://127.0.0.1:{free_port()}"
+
+
+# Set unconditionally: an AWS_ENDPOINT_URL from the shell must not steer the suite elsewhere.
+os.environ["AWS_ENDPOINT_URL"] = _session_endpoint()
 apply_local_env()
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "txn")
@@ -31,14 +51,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="session")
 def aws_endpoint() -> Iterator[str]:
-    """The local AWS with every declared resource, for the whole session."""
+    """The session's own local AWS (or the opted-in LocalStack) with every declared resource."""
     from chalicelib.aws.clients import reset_clients
     from chalicelib.infra.bootstrap import bootstrap
     from chalicelib.settings import reset_settings
 
     log = ROOT / ".pytest_cache" / "moto.log"
     log.parent.mkdir(exist_ok=True)
-    with local_aws(log_path=log):
+    with local_aws(log_path=log, own=not USE_LOCALSTACK):
         reset_settings()
         reset_clients()
         bootstrap()

@@ -1,0 +1,122 @@
+"""The insight models' input: the user's transactions as the API shows them, parsed once.
+
+The models' pure entry points (``payday.predict``, ``recurring.detect``) take a list of
+dicts shaped like the API's transaction objects; this module turns them into typed,
+validated :class:`Txn` values and applies the rules every model shares: only what is
+dated on or before ``as_of`` is visible, a transaction id counts once, and a pending
+transaction is not yet money that moved.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from chalicelib.errors import ValidationError
+
+
+class InvalidTransactionError(ValidationError):
+    """A transaction handed to a model does not follow the input contract."""
+
+
+@dataclass(frozen=True, slots=True)
+class Txn:
+    """One transaction. ``amount`` is integer cents; positive is money leaving the account."""
+
+    txn_id: str
+    account_id: str
+    amount: int
+    day: date
+    authorized_day: date | None
+    name: str
+    merchant_name: str | None
+    pfc_primary: str | None
+    pfc_detailed: str | None
+    category: tuple[str, ...]
+    pending: bool
+    iso_currency_code: str | None
+
+    @property
+    def is_inflow(self) -> bool:
+        return self.amount < 0
+
+    @property
+    def cents(self) -> int:
+        """The amount's size, whichever way it moved."""
+        return abs(self.amount)
+
+
+def _day(value: Any, field: str, txn_id: str) -> date | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value[:10])
+        except ValueError:
+            pass
+    raise InvalidTransactionError(f"transaction {txn_id}: {field} is not a YYYY-MM-DD date: {value!r}")
+
+
+def parse(raw: Mapping[str, Any]) -> Txn:
+    """One API-shaped transaction dict as a :class:`Txn` (see the module docstring)."""
+    txn_id = raw.get("txn_id")
+    if not isinstance(txn_id, str) or not txn_id:
+        raise InvalidTransactionError(f"transaction without a txn_id: {raw!r}")
+    amount = raw.get("amount")
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise InvalidTransactionError(f"transaction {txn_id}: amount must be integer cents, got {amount!r}")
+    day = _day(raw.get("date"), "date", txn_id)
+    if day is None:
+        raise InvalidTransactionError(f"transaction {txn_id}: date is required")
+    pfc = raw.get("personal_finance_category") or {}
+    if not isinstance(pfc, Mapping):
+        raise InvalidTransactionError(f"transaction {txn_id}: personal_finance_category must be an object")
+    category = raw.get("category") or ()
+    return Txn(
+        txn_id=txn_id,
+        account_id=str(raw.get("account_id") or ""),
+        amount=amount,
+        day=day,
+        authorized_day=_day(raw.get("authorized_date"), "authorized_date", txn_id),
+        name=str(raw.get("name") or ""),
+        merchant_name=raw.get("merchant_name") or None,
+        pfc_primary=pfc.get("primary") or None,
+        pfc_detailed=pfc.get("detailed") or None,
+        category=tuple(str(c) for c in category),
+        pending=bool(raw.get("pending", False)),
+        iso_currency_code=raw.get("iso_currency_code") or None,
+    )
+
+
+def visible(transactions: Iterable[Mapping[str, Any]], as_of: date, *, include_pending: bool = False) -> list[Txn]:
+    """The transactions a model may see at ``as_of``: dated on or before it, each id once,
+    pending ones only when asked, oldest first (ties by id, so the order is deterministic)."""
+    seen: dict[str, Txn] = {}
+    for raw in transactions:
+        txn = parse(raw)
+        if txn.day > as_of or (txn.pending and not include_pending):
+            continue
+        seen.setdefault(txn.txn_id, txn)
+    return sorted(seen.values(), key=lambda t: (t.day, t.txn_id))
+
+
+_NOISE = re.compile(
+    r"\b(?:POS|ACH|DEBIT|CREDIT|PURCHASE|RECURRING|CHECKCARD|ONLINE|PMT|PAYMENT|PPD|CCD|WEB|ID|"
+    r"INDN|CO|ENTRY|DESCR|DES|TRN|REF)\b|#\S*|\b\d{4,}\b|\d{1,2}/\d{1,2}(?:/\d{2,4})?|[*:]"
+)
+_SPACES = re.compile(r"\s+")
+
+
+def stream_key(txn: Txn) -> str:
+    """The payer or payee a transaction belongs to: Plaid's merchant name when it has one,
+    else the description with card-network and ACH noise, reference numbers and dates removed."""
+    if txn.merchant_name:
+        return _SPACES.sub(" ", txn.merchant_name.upper()).strip()
+    text = _NOISE.sub(" ", txn.name.upper().replace(".COM", " ").replace(".NET", " "))
+    tokens = [t for t in _SPACES.split(text) if t and not t.isdigit()]
+    return " ".join(tokens[:3]) or txn.name.upper().strip()

@@ -10,20 +10,25 @@ Why it looks like this:
   (GET, DELETE, a POST carrying ``Idempotency-Key``), only for 502/503/504 or a connection
   that failed before the request was answered, with exponential backoff and jitter. A read
   timeout is never retried here: it already spent the read budget, and the caller's own
-  redelivery (SQS, stream) is the longer-horizon retry.
+  redelivery (SQS, stream) is the longer-horizon retry. A 429 is waited out inside the call
+  only when the policy allows it (``max_retry_after_seconds``) and ``Retry-After`` is that short.
 * Every failure leaves as the caller's :class:`~chalicelib.peers.errors.PeerServiceError`
-  subclass with ``status`` and ``retryable`` set; the bearer token is never logged.
+  subclass with ``status`` and ``retryable`` set; the credential (bearer token or API key
+  header) is never logged.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -39,6 +44,9 @@ RETRYABLE_CLIENT_STATUSES = frozenset({408, 425, 429})
 PERMANENT_SERVER_STATUSES = frozenset({501, 505})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 USER_AGENT = "txn-service"
+TOO_MANY_REQUESTS = 429
+
+E = TypeVar("E", bound=PeerServiceError)
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,8 @@ class RetryPolicy:
     max_attempts: int = 3
     backoff_seconds: float = 0.2
     backoff_max_seconds: float = 2.0
+    #: Longest ``Retry-After`` of a 429 worth waiting for inside one call (0: a 429 is returned at once).
+    max_retry_after_seconds: float = 0.0
 
     def delay(self, retry_number: int) -> float:
         """Seconds before retry ``retry_number`` (1-based): doubling, capped, with up to 10% jitter."""
@@ -73,6 +83,24 @@ def is_retryable_status(status: int) -> bool:
     return status >= 500 and status not in PERMANENT_SERVER_STATUSES
 
 
+def retry_after_seconds(response: requests.Response, now: datetime | None = None) -> float | None:
+    """``Retry-After`` in seconds (delta-seconds or an HTTP date), or None when absent or unreadable."""
+    raw = (response.headers.get("Retry-After") or "").strip()
+    if not raw:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(raw)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    return max(seconds, 0.0) if math.isfinite(seconds) else None
+
+
 def new_session() -> requests.Session:
     """A session with a small pool and urllib3's hidden retries off (the transport retries)."""
     session = requests.Session()
@@ -95,12 +123,15 @@ class PeerTransport:
         timeouts: Timeouts | None = None,
         retry: RetryPolicy | None = None,
         session_factory: Callable[[], requests.Session] = new_session,
+        auth_header: str = "Authorization",
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.error_type = error_type
         self.timeouts = timeouts or Timeouts()
         self.retry = retry or RetryPolicy()
-        self._token = token
+        # ``Authorization`` carries ``Bearer <token>``; any other header (e.g. ``X-API-Key``) the bare value.
+        value = f"Bearer {token}" if auth_header.lower() == "authorization" else token
+        self._auth = {auth_header: value}
         self._session_factory = session_factory
         self._session: requests.Session | None = None
         self._lock = threading.Lock()
@@ -137,7 +168,7 @@ class PeerTransport:
         Raises ``error_type`` (retryable) when no response could be had: a timeout or a
         connection failure that retries did not fix.
         """
-        request_headers = {"Authorization": f"Bearer {self._token}", "X-Request-Id": str(uuid.uuid4())}
+        request_headers = {**self._auth, "X-Request-Id": str(uuid.uuid4())}
         request_headers.update(headers or {})
         idempotent = method in IDEMPOTENT_METHODS or "Idempotency-Key" in request_headers
         attempts = self.retry.max_attempts if idempotent else 1
@@ -164,6 +195,11 @@ class PeerTransport:
                 response.close()
                 self._before_retry(method, path, attempt, str(response.status_code))
                 continue
+            wait = self._worth_waiting(response) if not last else None
+            if wait is not None:
+                response.close()
+                self._before_retry(method, path, attempt, str(TOO_MANY_REQUESTS), wait)
+                continue
             return response
         raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
 
@@ -182,22 +218,35 @@ class PeerTransport:
             self.error_type(f"{self.error_type.peer} {action} sent a malformed answer: {reason}", status=status)
         )
 
-    def _before_retry(self, method: str, path: str, attempt: int, reason: str) -> None:
+    def report(self, error: E) -> E:
+        """Log and count ``error`` once (for clients that build their own error subclasses)."""
+        count("peer.request.failed", peer=error.peer, status=str(error.status or "none"))
+        logger.warning("peer call failed", extra={"peer_error": error.describe()})
+        return error
+
+    def _worth_waiting(self, response: requests.Response) -> float | None:
+        """Seconds to wait before retrying a 429 inside the call, or None to return it."""
+        if response.status_code != TOO_MANY_REQUESTS or self.retry.max_retry_after_seconds <= 0:
+            return None
+        seconds = retry_after_seconds(response)
+        if seconds is None or seconds > self.retry.max_retry_after_seconds:
+            return None
+        return seconds
+
+    def _before_retry(self, method: str, path: str, attempt: int, reason: str, wait: float | None = None) -> None:
         count("peer.request.retried", peer=self.error_type.peer, reason=reason)
         logger.info(
             "peer call retried",
             extra={"peer": self.error_type.peer, "method": method, "path": path, "attempt": attempt, "reason": reason},
         )
-        time.sleep(self.retry.delay(attempt))
+        time.sleep(self.retry.delay(attempt) if wait is None else wait)
 
     def _transport_error(self, method: str, path: str, what: str, exc: Exception) -> PeerServiceError:
         error = self.error_type(f"{self.error_type.peer} {method} {path} {what}: {type(exc).__name__}", retryable=True)
         return self._logged(error)
 
     def _logged(self, error: PeerServiceError) -> PeerServiceError:
-        count("peer.request.failed", peer=error.peer, status=str(error.status or "none"))
-        logger.warning("peer call failed", extra={"peer_error": error.describe()})
-        return error
+        return self.report(error)
 
 
 def error_code(response: requests.Response) -> str | None:

@@ -130,6 +130,9 @@ LOCAL_USER_SERVICE_TOKEN = "local-user-service-token"  # noqa: S105 - what the l
 LOCAL_PAYMENTS_SERVICE_TOKEN = "local-payments-service-token"  # noqa: S105 - what the local fakes accept
 LOCAL_ADMIN_API_TOKEN = "local-admin-api-token"  # noqa: S105 - what the local fakes accept
 LOCAL_SEGMENT_WRITE_KEY = "local-segment-write-key"
+#: The local fake Pave (``python -m ops.fakes.pave``) and the API key it accepts.
+PAVE_PORT = 4575
+LOCAL_PAVE_API_KEY = "local-pave-api-key"
 
 
 def _local(port: int) -> str:
@@ -181,6 +184,51 @@ def load_peer_config(stage: str | None = None) -> PeerConfig:
         backoff_seconds=_bounded("PEER_BACKOFF_SECONDS", 0.2, minimum=0),
         backoff_max_seconds=_bounded("PEER_BACKOFF_MAX_SECONDS", 2.0, minimum=0),
         segment_gzip=_env_bool("SEGMENT_GZIP", True),
+    )
+
+
+@dataclass(frozen=True)
+class PaveConfig:
+    """Where Pave is, how to authenticate, and how long and how often to try (``docs/peers.md``, Pave)."""
+
+    #: Base URL including the API version, e.g. ``https://api.pave.dev/v1``.
+    base_url: str
+    api_key: str = field(repr=False)
+    #: Header carrying the key; ``Authorization`` sends ``Bearer <key>`` instead of the bare key.
+    api_key_header: str = "X-API-Key"
+    connect_timeout_seconds: float = 2.0
+    #: Uploads carry up to ``upload_page_size`` transactions, so the read budget is larger than other peers'.
+    read_timeout_seconds: float = 10.0
+    max_attempts: int = 3
+    backoff_seconds: float = 0.2
+    backoff_max_seconds: float = 2.0
+    #: A 429 whose ``Retry-After`` is at most this is waited out inside the call; longer ones raise.
+    max_retry_after_seconds: float = 2.0
+    #: Transactions (and removals) per upload request.
+    upload_page_size: int = 500
+
+
+@lru_cache(maxsize=4)
+def _pave_config(stage: str) -> PaveConfig:
+    return load_pave_config(stage)
+
+
+def load_pave_config(stage: str | None = None) -> PaveConfig:
+    stage = stage or _env("STAGE", "dev")
+    page_size = _whole("PAVE_UPLOAD_PAGE_SIZE", 500, minimum=1)
+    if page_size > 1000:
+        raise ConfigurationError(f"PAVE_UPLOAD_PAGE_SIZE must be at most 1000, got {page_size}")
+    return PaveConfig(
+        base_url=_url("PAVE_URL", f"{_local(PAVE_PORT)}/v1"),
+        api_key=_secret("PAVE_API_KEY", LOCAL_PAVE_API_KEY, stage),
+        api_key_header=_text("PAVE_API_KEY_HEADER", "X-API-Key"),
+        connect_timeout_seconds=_bounded("PAVE_CONNECT_TIMEOUT_SECONDS", 2.0, minimum=0.01),
+        read_timeout_seconds=_bounded("PAVE_READ_TIMEOUT_SECONDS", 10.0, minimum=0.01),
+        max_attempts=_whole("PAVE_MAX_ATTEMPTS", 3, minimum=1),
+        backoff_seconds=_bounded("PAVE_BACKOFF_SECONDS", 0.2, minimum=0),
+        backoff_max_seconds=_bounded("PAVE_BACKOFF_MAX_SECONDS", 2.0, minimum=0),
+        max_retry_after_seconds=_bounded("PAVE_MAX_RETRY_AFTER_SECONDS", 2.0, minimum=0),
+        upload_page_size=page_size,
     )
 
 
@@ -250,6 +298,10 @@ class Settings:
     def peers(self) -> PeerConfig:
         return _peer_config(self.stage)
 
+    @property
+    def pave(self) -> PaveConfig:
+        return _pave_config(self.stage)
+
 
 def load_settings() -> Settings:
     """Read the environment now; prefer :func:`get_settings` outside tests."""
@@ -315,3 +367,4 @@ def reset_settings() -> None:
     """Forget cached settings and secrets so the next call re-reads the environment (tests)."""
     get_settings.cache_clear()
     _peer_config.cache_clear()
+    _pave_config.cache_clear()

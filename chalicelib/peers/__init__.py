@@ -1,4 +1,5 @@
-"""Clients of the peer services: User Service, Payments Service, Admin API and Segment.
+"""Clients of the peer services: User Service, Payments Service, Admin API and Segment
+(Pave, the insights API, has its own module: :mod:`chalicelib.peers.pave`).
 
 Handlers get process-wide clients from the factories below (built from
 :func:`~chalicelib.peers.config.get_peer_config`, each opening its HTTP session on its first
@@ -125,6 +126,9 @@ def get_segment() -> SegmentTracker:
 
 def reset_peers() -> None:
     """Close every built client and re-read the environment on next use (tests, env changes)."""
+    from chalicelib.peers.pave import reset_pave  # Pave's client lives in its own module
+
+    reset_pave()
     for factory in (get_user_service, get_payments_service, get_admin_api):
         if factory.cache_info().currsize:
             factory().transport.close()

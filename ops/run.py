@@ -1,7 +1,8 @@
 """``make run``: the whole service locally, on embedded defaults.
 
 Starts (or reuses) the local AWS on 127.0.0.1:4566 and creates every declared resource;
-starts the fake Plaid (:4567) and the fake peer services (:4570-4573); serves the app
+starts the fake Plaid (:4567), the fake peer services (:4570-4573) and the fake Pave
+(:4575); serves the app
 with ``chalice local`` (:8000); runs the event runtime that delivers queues, the stream,
 table streams, TTL expiries and schedules to the app's handlers; and a development
 identity provider (:4574) whose tokens the API accepts. Then it links a demo item through
@@ -109,14 +110,17 @@ def main(argv: list[str] | None = None) -> int:
 
         from chalicelib.settings import AUTH0_PORT
         from ops.fakes.auth0 import DEFAULT_KEY_PATH, FakeAuth0
+        from ops.fakes.pave import FakePave
         from ops.fakes.peers import FakePeers
         from ops.fakes.plaid import FakePlaid
 
         plaid = stack.enter_context(FakePlaid(port=4567))
         stack.enter_context(FakePeers(default_ports=True, auto_user_status="ACTIVE"))
+        pave = stack.enter_context(FakePave(port=FakePave.default_port))
         issuer = stack.enter_context(FakeAuth0(port=AUTH0_PORT, key_path=DEFAULT_KEY_PATH))
         say(f"fake Plaid on {plaid.url}; fake User Service, Payments, Admin API and Segment on :4570-4573")
         say(f"development identity provider (Auth0 stand-in) on {issuer.issuer}")
+        say(f"fake Pave on {pave.api_url}")
 
         stack.enter_context(chalice_local(args.port))
         app_url = f"http://127.0.0.1:{args.port}"

@@ -247,6 +247,12 @@ class Settings:
     plaid_table: str
     institutions_table: str
     account_changes_table: str
+    #: The insight service's tables: its own (stage-prefixed) and two owned by other services.
+    pave_table: str
+    income_detection_table: str
+    data_capture_table: str
+    user_balance_settings_table: str
+    locks_table: str
 
     webhooks_queue: str
     throttle_queue: str
@@ -278,6 +284,10 @@ class Settings:
     plaid_webhook_url: str | None = None
     #: Lifetime of a prequal or reactivation item until the persist endpoint clears it.
     pending_item_ttl_days: int = 7
+    #: Days a recurring or ritual expense row outlives its ``due_date`` (``EXPENSE_TTL``).
+    expense_ttl_days: int = 30
+    #: Days a cash-advance score row is kept (``ScoreTTL``).
+    score_ttl_days: int = 30
 
     @property
     def is_prod(self) -> bool:
@@ -320,6 +330,11 @@ def load_settings() -> Settings:
         plaid_table=_env("PLAID_TABLE", prefix + "txn-plaid"),
         institutions_table=_env("INSTITUTIONS_TABLE", prefix + "txn-plaid-institutions"),
         account_changes_table=_env("ACCOUNT_CHANGES_TABLE", "plaid-account-changes"),
+        pave_table=_env("PAVE_TABLE", prefix + "pave"),
+        income_detection_table=_env("INCOME_DETECTION_TABLE", prefix + "incomedetection"),
+        data_capture_table=_env("DATA_CAPTURE_TABLE", prefix + "fmdatacapture"),
+        user_balance_settings_table=_env("USER_BALANCE_SETTINGS_TABLE", "user-balance-settings"),
+        locks_table=_env("LOCKS_TABLE", "locks"),
         webhooks_queue=_env("WEBHOOKS_QUEUE", prefix + "txn-plaid-webhooks"),
         throttle_queue=_env("THROTTLE_QUEUE", prefix + "txn-plaid-throttle"),
         listener_queue=_env("LISTENER_QUEUE", prefix + "txn-listener-eventbridge"),
@@ -333,6 +348,8 @@ def load_settings() -> Settings:
         plaid_base_url=_url("PLAID_BASE_URL", _local(PLAID_PORT)),
         plaid_timeout_seconds=_bounded("PLAID_TIMEOUT_SECONDS", 10.0, minimum=0.01),
         **_api_settings(stage),
+        expense_ttl_days=_whole("EXPENSE_TTL_DAYS", 30, minimum=1),
+        score_ttl_days=_whole("SCORE_TTL_DAYS", 30, minimum=1),
     )
 
 

@@ -41,6 +41,7 @@ from chalicelib.infra.declaration import (
     SqsSource,
     Stream,
     Table,
+    TableAccess,
 )
 
 #: Lambda's name for "the handler returns batchItemFailures".
@@ -48,6 +49,9 @@ PARTIAL_BATCH_RESPONSE = ["ReportBatchItemFailures"]
 #: Parameter and condition that create tables shared by every stage (default: don't).
 SHARED_TABLES_PARAMETER = "CreateSharedTables"
 SHARED_TABLES_CONDITION = "SharedTablesRequested"
+#: Parameter and condition that create tables other services own (default: don't).
+EXTERNAL_TABLES_PARAMETER = "CreateExternalTables"
+EXTERNAL_TABLES_CONDITION = "ExternalTablesRequested"
 #: The one managed policy every function role gets instead of Chalice's inline policy.
 SERVICE_POLICY = "ServicePolicy"
 #: Suffix of the parameter naming an externally created bus (``Auth0EventBus`` -> ``Auth0EventBusName``).
@@ -80,21 +84,30 @@ class Arns(Protocol):
     def parameter(self, name: str) -> Any: ...
 
 
+def table_condition(table: Table) -> str | None:
+    """The condition a table is created under (``None``: always created by the stack)."""
+    if table.shared:
+        return SHARED_TABLES_CONDITION
+    if table.external:
+        return EXTERNAL_TABLES_CONDITION
+    return None
+
+
 class CloudFormationArns:
     """The exact ARNs of the resources in this template (``GetAtt``/``Sub``)."""
 
     def table(self, table: Table) -> Any:
-        if table.shared:  # conditionally created: GetAtt would fail when the condition is off
+        if table_condition(table):  # conditionally created: GetAtt would fail when the condition is off
             return _sub("dynamodb", f"table/{table.name}")
         return {"Fn::GetAtt": [table.logical_id, "Arn"]}
 
     def table_indexes(self, table: Table) -> Any:
-        if table.shared:
+        if table_condition(table):
             return _sub("dynamodb", f"table/{table.name}/index/*")
         return _arn_sub(table.logical_id, "/index/*")
 
     def table_stream(self, table: Table) -> Any:
-        if table.shared:
+        if table_condition(table):
             return _sub("dynamodb", f"table/{table.name}/stream/*")
         return {"Fn::GetAtt": [table.logical_id, "StreamArn"]}
 
@@ -175,6 +188,20 @@ _TABLE_ACTIONS = [
     "dynamodb:Query",
     "dynamodb:UpdateItem",
 ]
+#: The actions each declared kind of table access grants (never Scan).
+TABLE_ACCESS_ACTIONS: dict[TableAccess, list[str]] = {
+    "read_write": _TABLE_ACTIONS,
+    "read": ["dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query"],
+    "write": ["dynamodb:BatchWriteItem", "dynamodb:PutItem"],
+    "lease": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
+}
+#: The policy statement of each kind of table access.
+TABLE_ACCESS_SIDS: dict[TableAccess, str] = {
+    "read_write": "ReadWriteTables",
+    "read": "ReadTables",
+    "write": "WriteTables",
+    "lease": "LeaseTables",
+}
 _TABLE_STREAM_ACTIONS = ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"]
 #: The only actions granted on "*": IAM has no resource type for them, and Lambda's pollers need them.
 LIST_STREAMS_ACTIONS = ["dynamodb:ListStreams", "kinesis:ListStreams"]
@@ -205,10 +232,12 @@ def policy_document(
     consumed_queues = [infra.queue(s.queue) for s in consumed if isinstance(s, SqsSource)]
     read_streams = [infra.stream(s.stream) for s in consumed if isinstance(s, KinesisSource)]
     own_buses = [bus for bus in infra.buses if not bus.external]
-    table_arns = [arn for t in infra.tables for arn in [arns.table(t)] + ([arns.table_indexes(t)] if t.indexes else [])]
     statements = [
         _statement("WriteLogs", _LOG_ACTIONS, arns.log_groups(f"{app_name}-{infra.stage}-")),
-        _statement("ReadWriteTables", _TABLE_ACTIONS, table_arns),
+        *(
+            _statement(TABLE_ACCESS_SIDS[access], actions, _table_arns(arns, infra, access))
+            for access, actions in TABLE_ACCESS_ACTIONS.items()
+        ),
         _statement("ReadTableStreams", _TABLE_STREAM_ACTIONS, [arns.table_stream(t) for t in _unique(streamed_tables)]),
         _statement("SendToQueues", _SEND_ACTIONS, [arns.queue(q) for q in infra.queues]),
         _statement("ConsumeQueues", _CONSUME_ACTIONS, [arns.queue(q) for q in _unique(consumed_queues)]),
@@ -220,6 +249,12 @@ def policy_document(
     if streamed_tables or read_streams:
         statements.append(_statement("ListStreams", LIST_STREAMS_ACTIONS, ["*"]))
     return {"Version": "2012-10-17", "Statement": [s for s in statements if s["Resource"]]}
+
+
+def _table_arns(arns: Arns, infra: Infrastructure, access: TableAccess) -> list[Any]:
+    """The tables (and their indexes) the service may use with ``access``."""
+    tables = [t for t in infra.tables if t.access == access]
+    return [arn for t in tables for arn in [arns.table(t)] + ([arns.table_indexes(t)] if t.indexes else [])]
 
 
 def policy_file_document(infra: Infrastructure, app_name: str, secret_parameters: Sequence[str] = ()) -> dict[str, Any]:
@@ -283,8 +318,9 @@ def _table_resource(table: Table) -> dict[str, Any]:
         "UpdateReplacePolicy": "Retain",
         "Properties": properties,
     }
-    if table.shared:
-        resource["Condition"] = SHARED_TABLES_CONDITION
+    condition = table_condition(table)
+    if condition:
+        resource["Condition"] = condition
     return resource
 
 
@@ -386,6 +422,14 @@ def _parameters(infra: Infrastructure) -> dict[str, Any]:
             "Default": "false",
             "Description": f"Create the tables every stage shares ({names}); exactly one stack should.",
         }
+    if any(table.external for table in infra.tables):
+        names = ", ".join(table.name for table in infra.tables if table.external)
+        parameters[EXTERNAL_TABLES_PARAMETER] = {
+            "Type": "String",
+            "AllowedValues": ["true", "false"],
+            "Default": "false",
+            "Description": f"Create the tables other services own ({names}); only where those services do not run.",
+        }
     for bus in infra.buses:
         if bus.external:
             parameters[bus_parameter(bus)] = {
@@ -401,8 +445,9 @@ def _outputs(infra: Infrastructure) -> dict[str, Any]:
     for table in infra.tables:
         if table.stream_view:
             output: dict[str, Any] = {"Value": {"Fn::GetAtt": [table.logical_id, "StreamArn"]}}
-            if table.shared:
-                output["Condition"] = SHARED_TABLES_CONDITION
+            condition = table_condition(table)
+            if condition:
+                output["Condition"] = condition
             outputs[f"{table.logical_id}StreamArn"] = output
     for queue in infra.queues:
         outputs[f"{queue.logical_id}Url"] = {"Value": {"Ref": queue.logical_id}}
@@ -426,8 +471,16 @@ def resources_template(infra: Infrastructure) -> dict[str, Any]:
     resources.update({rule.logical_id: _rule_resource(infra, rule) for rule in infra.rules})
     resources.update(_queue_policies(infra))
     template: dict[str, Any] = {"Parameters": _parameters(infra), "Resources": resources, "Outputs": _outputs(infra)}
-    if any(table.shared for table in infra.tables):
-        template["Conditions"] = {SHARED_TABLES_CONDITION: {"Fn::Equals": [{"Ref": SHARED_TABLES_PARAMETER}, "true"]}}
+    conditions = {
+        condition: {"Fn::Equals": [{"Ref": parameter}, "true"]}
+        for parameter, condition, wanted in (
+            (SHARED_TABLES_PARAMETER, SHARED_TABLES_CONDITION, any(t.shared for t in infra.tables)),
+            (EXTERNAL_TABLES_PARAMETER, EXTERNAL_TABLES_CONDITION, any(t.external for t in infra.tables)),
+        )
+        if wanted
+    }
+    if conditions:
+        template["Conditions"] = conditions
     return template
 
 

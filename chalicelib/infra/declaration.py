@@ -20,6 +20,10 @@ from chalicelib.settings import Settings, get_settings
 
 StreamView = Literal["NEW_AND_OLD_IMAGES"]
 StartingPosition = Literal["TRIM_HORIZON", "LATEST"]
+#: What the service's functions may do with a table's rows (the policy's actions follow from it):
+#: ``read_write`` everything but Scan; ``read`` point and key reads; ``write`` puts only (write-only
+#: tables such as the analytics capture); ``lease`` get, put, update and delete of single rows (locks).
+TableAccess = Literal["read_write", "read", "write", "lease"]
 
 #: Receives before SQS moves a message to its DLQ.
 MAX_RECEIVE_COUNT = 5
@@ -55,6 +59,10 @@ class Table:
     ttl_attribute: str | None = None
     #: Shared across stages (no stage prefix); CloudFormation creates it only on request.
     shared: bool = False
+    #: Owned by another service (no stage prefix): CloudFormation creates it only on request
+    #: (an account where that service does not run); the local bootstrap always does.
+    external: bool = False
+    access: TableAccess = "read_write"
 
     @property
     def key_attributes(self) -> tuple[str, ...]:
@@ -212,6 +220,11 @@ TRANSACTIONS_TABLE = "TransactionsTable"
 PLAID_TABLE = "PlaidTable"
 INSTITUTIONS_TABLE = "InstitutionsTable"
 ACCOUNT_CHANGES_TABLE = "AccountChangesTable"
+PAVE_TABLE = "PaveTable"
+INCOME_DETECTION_TABLE = "IncomeDetectionTable"
+DATA_CAPTURE_TABLE = "DataCaptureTable"
+USER_BALANCE_SETTINGS_TABLE = "UserBalanceSettingsTable"
+LOCKS_TABLE = "LocksTable"
 WEBHOOKS_QUEUE = "WebhooksQueue"
 THROTTLE_QUEUE = "ThrottleQueue"
 LISTENER_QUEUE = "ListenerQueue"
@@ -245,6 +258,23 @@ def _visibility(function: str) -> int:
     return CONSUMER_TIMEOUTS[function] * VISIBILITY_TO_TIMEOUT_RATIO
 
 
+def insight_tables(s: Settings) -> tuple[Table, ...]:
+    """The insight service's tables (see docs/access-patterns.md for every key they hold).
+
+    ``pave`` is a single table (every insight entity, ``type`` discriminator); the run log
+    and the analytics capture are only ever written; the balance settings are only read;
+    ``locks`` has the layout of cirello.io/dynamolock (partition key ``key``, no sort key,
+    no TTL) so lockers in other services share it.
+    """
+    return (
+        Table(PAVE_TABLE, s.pave_table, "PK", "SK", ttl_attribute="ttl"),
+        Table(INCOME_DETECTION_TABLE, s.income_detection_table, "PK", "SK", ttl_attribute="ttl", access="write"),
+        Table(DATA_CAPTURE_TABLE, s.data_capture_table, "PK", "SK", ttl_attribute="ttl", access="write"),
+        Table(USER_BALANCE_SETTINGS_TABLE, s.user_balance_settings_table, "user_id", external=True, access="read"),
+        Table(LOCKS_TABLE, s.locks_table, "key", external=True, access="lease"),
+    )
+
+
 def declare(settings: Settings | None = None) -> Infrastructure:
     """The infrastructure of one stage, named by ``settings`` (default: the process's)."""
     s = settings or get_settings()
@@ -270,6 +300,7 @@ def declare(settings: Settings | None = None) -> Infrastructure:
         ),
         Table(INSTITUTIONS_TABLE, s.institutions_table, "institution_id"),
         Table(ACCOUNT_CHANGES_TABLE, s.account_changes_table, "user_id", "change_date", shared=True),
+        *insight_tables(s),
     )
     queues = (
         Queue(WEBHOOKS_QUEUE, s.webhooks_queue, _visibility("mine_webhooks")),

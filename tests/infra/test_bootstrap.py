@@ -17,7 +17,7 @@ pytestmark = pytest.mark.integration
 
 
 def stage_scoped_names(infra: Infrastructure) -> set[str]:
-    names = {t.name for t in infra.tables if not t.shared}
+    names = {t.name for t in infra.tables if not (t.shared or t.external)}
     names |= {n for q in infra.queues for n in (q.name, q.dlq_name)}
     names |= {s.name for s in infra.streams} | {b.name for b in infra.buses} | {r.name for r in infra.rules}
     return names

@@ -1,0 +1,102 @@
+"""``last_page`` rows (``USERS#<user_id>`` / ``LAST_PAGE#REQUEST_ID#<pave_request_id>``).
+
+The Pave feeder writes one per upload request when it sends the request's last page; the
+Pave miner reads it to know what to poll for and marks it ``processed`` once the insights
+are cached. ``ttl`` is 5 days after ``created_date``: a request Pave never finished is
+forgotten then. Writing the same request again changes nothing (first write wins), so a
+redelivered upload cannot reset a processed request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+
+from chalicelib.aws.errors import translated
+from chalicelib.data.query import query_rows
+from chalicelib.data.ttl import iso_timestamp
+from chalicelib.errors import ConditionFailedError
+from chalicelib.insight.data import keys, tables
+from chalicelib.insight.data.ttl import last_page_ttl
+from chalicelib.insight.data.values import from_dynamo, optional_int, parse_timestamp, to_dynamo
+
+
+@dataclass(frozen=True)
+class LastPage:
+    user_id: str
+    pave_request_id: str
+    created_date: datetime
+    #: Pages the request uploaded (the last page's number, from 1).
+    pages: int
+    transaction_count: int
+    processed: bool = False
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+def last_page_item(page: LastPage) -> dict[str, Any]:
+    return {
+        **keys.last_page_key(page.user_id, page.pave_request_id),
+        "type": keys.LAST_PAGE,
+        "user_id": page.user_id,
+        "pave_request_id": page.pave_request_id,
+        "created_date": iso_timestamp(page.created_date),
+        "pages": page.pages,
+        "transaction_count": page.transaction_count,
+        "processed": page.processed,
+        "details": to_dynamo(dict(page.details)),
+        "ttl": last_page_ttl(page.created_date),
+    }
+
+
+def from_item(row: Mapping[str, Any]) -> LastPage:
+    return LastPage(
+        user_id=str(row["user_id"]),
+        pave_request_id=str(row["pave_request_id"]),
+        created_date=parse_timestamp(row["created_date"]),
+        pages=optional_int(row.get("pages")) or 0,
+        transaction_count=optional_int(row.get("transaction_count")) or 0,
+        processed=bool(row.get("processed", False)),
+        details=dict(from_dynamo(row.get("details") or {})),
+    )
+
+
+def put_last_page(page: LastPage) -> bool:
+    """Record a request's last page once; ``False`` if it was already recorded."""
+    try:
+        with translated():
+            tables.pave().put_item(Item=last_page_item(page), ConditionExpression="attribute_not_exists(PK)")
+    except ConditionFailedError:
+        return False
+    return True
+
+
+def get_last_page(user_id: str, pave_request_id: str) -> LastPage | None:
+    with translated():
+        row = tables.pave().get_item(Key=keys.last_page_key(user_id, pave_request_id), ConsistentRead=True).get("Item")
+    return from_item(row) if row else None
+
+
+def last_pages(user_id: str) -> list[LastPage]:
+    """Every recorded request of the user still retained (strong), processed or not."""
+    condition = Key("PK").eq(keys.users_pk(user_id)) & Key("SK").begins_with(keys.LAST_PAGE_PREFIX)
+    rows = query_rows(tables.pave(), entity=keys.LAST_PAGE, KeyConditionExpression=condition, ConsistentRead=True)
+    return [from_item(row) for row in rows]
+
+
+def mark_processed(user_id: str, pave_request_id: str) -> bool:
+    """Flag the request's insights as cached; ``False`` if the row is gone (expired)."""
+    try:
+        with translated():
+            tables.pave().update_item(
+                Key=keys.last_page_key(user_id, pave_request_id),
+                UpdateExpression="SET processed = :true",
+                ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeValues={":true": True},
+            )
+    except ConditionFailedError:
+        return False
+    return True

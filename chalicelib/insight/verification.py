@@ -8,15 +8,18 @@ The states and their transitions::
 * **submit** (the user, or a service for them) starts a cycle with a detected income stream:
   status ``pending``, ``is_valid`` false. Submitting while a cycle is pending is illegal, unless
   it is the same stream again (a retried request), which changes nothing.
-* **review** (a service only; the API enforces it) moves ``pending`` to ``approved``
-  (``is_valid`` true) or ``denied`` (``is_valid`` false) with a note. Reviewing anything else
-  is illegal, unless it repeats the decision and note that closed the cycle (a retry).
+* **review** (a service only; the API enforces it) decides on one version of the verification,
+  the one the reviewer read: it moves that ``pending`` version to ``approved`` (``is_valid``
+  true) or ``denied`` (``is_valid`` false) with a note. Reviewing a decided verification is
+  illegal; reviewing a version that has since changed (a resubmission, another review) is a
+  conflict, so no stream is ever approved unseen. Repeating the review that made the current
+  version (same decision, note and reviewer) is a retry and changes nothing.
 
 Every transition appends one note (never rewrites one) and sets ``last_updated``. Each is
 planned from the row as read, then written only if the row is still at the version it was
 planned from; if another transition got there first, the plan is redone from the new row, so
-of two concurrent transitions exactly one applies and the other becomes a replay or an
-:class:`IllegalTransitionError` (HTTP 409).
+of two concurrent transitions exactly one applies and the other becomes a replay, an
+:class:`IllegalTransitionError` or a :class:`VerificationChangedError` (both HTTP 409).
 """
 
 from __future__ import annotations
@@ -47,6 +50,10 @@ class IllegalTransitionError(ServiceError):
 
 class VerificationNotFoundError(NotFoundError):
     """The user has no income verification."""
+
+
+class VerificationChangedError(ConditionFailedError):
+    """The verification is no longer at the version the reviewer decided on: HTTP 409 ``conflict``."""
 
 
 class VerificationContentionError(ServiceError):
@@ -123,18 +130,23 @@ def plan_review(
     decision: VerificationStatus,
     note: str,
     source: VerificationSource | None,
+    version: int,
     actor: Actor,
     now: datetime,
 ) -> Planned | None:
-    """The write a review makes (``None``: it repeats the review that closed the cycle)."""
+    """The write a review of ``version`` makes (``None``: it repeats the review that made the row)."""
     if decision not in DECISIONS:
         raise IllegalTransitionError(f"a review approves or denies; {decision.value!r} is not a decision")
     if current is None:
         raise VerificationNotFoundError(f"user {user_id} has no income verification to review")
-    if current.status is not VerificationStatus.PENDING:
-        last = current.notes[-1] if current.notes else None
-        if last is not None and (current.status, last.text, last.author) == (decision, note, actor.subject):
+    if current.version != version:
+        if current.version == version + 1 and _made_by(current, decision, note, actor):
             return None
+        raise VerificationChangedError(
+            f"the income verification changed since version {version}: it is now version {current.version},"
+            f" {current.status.value}; read it again before reviewing"
+        )
+    if current.status is not VerificationStatus.PENDING:
         raise IllegalTransitionError(
             f"the income verification is already {current.status.value}; only a pending verification can be"
             " reviewed (a new submission starts a new cycle)"
@@ -150,6 +162,17 @@ def plan_review(
         version=current.version + 1,
     )
     return Planned(verification, entry, current.version)
+
+
+def _made_by(current: IncomeVerification, decision: VerificationStatus, note: str, actor: Actor) -> bool:
+    """Whether the last transition was this very review."""
+    last = current.notes[-1] if current.notes else None
+    return last is not None and (current.status, last.status, last.text, last.author) == (
+        decision,
+        decision,
+        note,
+        actor.subject,
+    )
 
 
 # --- applying them --------------------------------------------------------------------
@@ -180,12 +203,13 @@ def review(
     decision: VerificationStatus,
     note: str,
     *,
+    version: int,
     actor: Actor,
     now: datetime,
     source: VerificationSource | None = None,
 ) -> Outcome:
-    """Approve or deny the pending cycle; ``source`` (if given) names who verified the income."""
-    return _apply(user_id, lambda current: plan_review(current, user_id, decision, note, source, actor, now))
+    """Approve or deny ``version`` (which must be pending); ``source`` (if given) names who verified it."""
+    return _apply(user_id, lambda current: plan_review(current, user_id, decision, note, source, version, actor, now))
 
 
 def _apply(user_id: str, plan: _Planner) -> Outcome:

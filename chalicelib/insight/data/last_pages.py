@@ -93,8 +93,9 @@ def mark_processed(user_id: str, pave_request_id: str) -> bool:
         with translated():
             tables.pave().update_item(
                 Key=keys.last_page_key(user_id, pave_request_id),
-                UpdateExpression="SET processed = :true",
+                UpdateExpression="SET #processed = :true",
                 ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeNames={"#processed": "processed"},  # a reserved word
                 ExpressionAttributeValues={":true": True},
             )
     except ConditionFailedError:

@@ -1,0 +1,60 @@
+"""incomedetection rows: one per run, every method's results, the ML fields, 7-day TTL."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+
+from chalicelib.errors import ValidationError
+from chalicelib.insight.data import keys, tables
+from chalicelib.insight.data.income_detection_runs import (
+    IncomeDetectionRun,
+    income_detection_item,
+    put_income_detection_run,
+)
+from tests.insight.data.conftest import NOW, stored
+
+PAYCHECK = {"txn_id": "t1", "amount": -125_000, "date": "2026-11-13", "name": "ACME PAYROLL"}
+
+
+def a_run(user_id: str, **overrides: object) -> IncomeDetectionRun:
+    fields: dict[str, object] = {
+        "user_id": user_id,
+        "run_date": NOW,
+        "method_results": {"a": [PAYCHECK], "b": [], "ml": [PAYCHECK]},
+        "ml_enabled": True,
+        "ml_results_used": False,
+        "ml_prediction_id": "pred-1",
+        "ml_predictions": [1, 0],
+        "ml_probabilities": [0.93, 0.04],
+    }
+    fields.update(overrides)
+    return IncomeDetectionRun(**fields)  # type: ignore[arg-type]
+
+
+def test_row_shape() -> None:
+    row = income_detection_item(a_run("u1"))
+    assert (row["PK"], row["SK"]) == ("INCOME_DETECTION#u1", "2026-11-20T12:30:00.123456Z")
+    assert row["run_date"] == row["SK"]
+    assert row["method_a_results"] == [PAYCHECK]
+    assert row["method_b_results"] == []
+    assert row["method_ml_results"] == [PAYCHECK]
+    assert (row["ml_enabled"], row["ml_results_used"], row["ml_prediction_id"]) == (True, False, "pred-1")
+    assert row["ml_probabilities"] == [Decimal("0.93"), Decimal("0.04")]
+    assert row["ttl"] == int((NOW + timedelta(days=7)).timestamp())
+
+
+def test_method_names_are_letters_or_ml() -> None:
+    with pytest.raises(ValidationError, match="method"):
+        income_detection_item(a_run("u1", method_results={"a_b": []}))
+
+
+@pytest.mark.integration
+def test_a_run_is_written_once(ddb: str, user_id: str) -> None:
+    assert put_income_detection_run(a_run(user_id)) is True
+    assert put_income_detection_run(a_run(user_id, ml_enabled=False)) is False
+    row = stored(tables.income_detection(), keys.income_detection_key(user_id, "2026-11-20T12:30:00.123456Z"))
+    assert row is not None and row["ml_enabled"] is True
+    assert put_income_detection_run(a_run(user_id, run_date=NOW + timedelta(seconds=1))) is True

@@ -9,6 +9,7 @@ from chalice.app import CloudWatchEvent, DynamoDBEvent, KinesisEvent, Request, S
 
 from chalicelib.api.errors import http_errors
 from chalicelib.api.routes import accounts as account_routes
+from chalicelib.api.routes import income as income_routes
 from chalicelib.api.routes import items as item_routes
 from chalicelib.api.routes import reference as reference_routes
 from chalicelib.api.routes import transactions as transaction_routes
@@ -235,3 +236,24 @@ def list_categories() -> Response:
 @http_errors
 def get_institution(institution_id: str) -> Response:
     return reference_routes.get_institution(current_request())
+
+
+# --- insight (logic: chalicelib/api/routes, chalicelib/insight) ---------------------------
+
+
+@app.route("/v1/users/{user_id}/income/verification", methods=["GET"])
+@http_errors
+def get_income_verification(user_id: str) -> Response:
+    return income_routes.get_verification(current_request())
+
+
+@app.route("/v1/users/{user_id}/income/verification", methods=["POST"])
+@http_errors
+def submit_income_verification(user_id: str) -> Response:
+    return income_routes.submit_verification(current_request())
+
+
+@app.route("/v1/users/{user_id}/income/verification/review", methods=["POST"])
+@http_errors
+def review_income_verification(user_id: str) -> Response:
+    return income_routes.review_verification(current_request())

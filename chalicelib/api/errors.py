@@ -26,6 +26,7 @@ from chalicelib.errors import (
     TransientAWSError,
     ValidationError,
 )
+from chalicelib.insight.verification import IllegalTransitionError, VerificationContentionError
 from chalicelib.observability import logger
 from chalicelib.plaid.errors import (
     PlaidError,
@@ -69,6 +70,7 @@ STATUS_BY_ERROR: tuple[tuple[type[BaseException], int, str], ...] = (
     (BadRequestBodyError, 422, "unprocessable_entity"),
     (ValidationError, 400, "bad_request"),
     (NotFoundError, 404, "not_found"),
+    (IllegalTransitionError, 409, "illegal_transition"),
     (ConditionFailedError, 409, "conflict"),
     (ThrottledError, 503, "unavailable"),
     (TransientAWSError, 503, "unavailable"),
@@ -76,6 +78,7 @@ STATUS_BY_ERROR: tuple[tuple[type[BaseException], int, str], ...] = (
     (ItemContentionError, 503, "unavailable"),
     (LayerStubContentionError, 503, "unavailable"),
     (AccountChangeCollisionError, 503, "unavailable"),
+    (VerificationContentionError, 503, "unavailable"),
     (AuthUnavailableError, 503, "auth_unavailable"),
     (PlaidRateLimitError, 429, "plaid_rate_limited"),
     (PlaidItemError, 409, "plaid_item_error"),

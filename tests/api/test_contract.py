@@ -17,6 +17,7 @@ from openapi_spec_validator.readers import read_from_filename
 from schemathesis.core.failures import FailureGroup
 
 from chalicelib.api import fields as api_fields
+from chalicelib.api import insight_schemas
 from chalicelib.api import requests as api_requests
 from chalicelib.api import responses as api_responses
 from tests.api.conftest import OPENAPI
@@ -120,6 +121,8 @@ BODIES: dict[str, type[Schema]] = {
     "LayerItemsRequest": api_requests.LayerItemsBody,
     "RemineRequest": api_requests.RemineBody,
     "MainAccountRequest": api_requests.MainAccountBody,
+    "SubmitIncomeVerificationRequest": insight_schemas.SubmitIncomeVerificationBody,
+    "ReviewIncomeVerificationRequest": insight_schemas.ReviewIncomeVerificationBody,
 }
 
 OUTPUTS: dict[str, type[Schema]] = {
@@ -135,6 +138,8 @@ OUTPUTS: dict[str, type[Schema]] = {
     "IdentityVerification": api_responses.IdentityVerificationOut,
     "Category": api_responses.CategoryOut,
     "Institution": api_responses.InstitutionOut,
+    "IncomeVerification": insight_schemas.IncomeVerificationOut,
+    "IncomeVerificationNote": insight_schemas.VerificationNoteOut,
 }
 
 

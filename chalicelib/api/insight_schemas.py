@@ -1,0 +1,98 @@
+"""marshmallow schemas of the insight routes' bodies and responses.
+
+Each mirrors a component of ``openapi.yaml`` (``tests/api/test_contract.py`` checks that).
+Unknown body fields are refused; money is integer cents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from chalicelib.api.fields import id_field
+from chalicelib.data.ttl import iso_timestamp
+from chalicelib.insight.data.income_verifications import (
+    IncomeVerification,
+    PayFrequency,
+    VerificationSource,
+    VerificationStatus,
+)
+from chalicelib.plaid.schemas import StrictInteger
+
+MAX_TXN_NAME = 256
+MAX_NOTE = 1000
+#: Larger than any paycheck: ten million dollars.
+MAX_INCOME_CENTS = 1_000_000_000
+DECISIONS = (VerificationStatus.APPROVED.value, VerificationStatus.DENIED.value)
+
+
+def _storable(value: str) -> None:
+    """Free text must be UTF-8 text (a lone surrogate cannot be stored)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValidationError("Not valid text.") from exc
+
+
+def text_field(*, min_length: int, max_length: int, **kwargs: Any) -> fields.String:
+    checks: list[Callable[[Any], Any]] = [validate.Length(min=min_length, max=max_length), _storable]
+    return fields.String(validate=checks, allow_none=False, **kwargs)
+
+
+def _source(**kwargs: Any) -> fields.Enum[VerificationSource]:
+    return fields.Enum(VerificationSource, by_value=True, allow_none=False, **kwargs)
+
+
+# --- income verification --------------------------------------------------------------
+
+
+class SubmitIncomeVerificationBody(Schema):
+    txn_name = text_field(min_length=1, max_length=MAX_TXN_NAME, required=True)
+    txn_id = id_field(required=True)
+    amount_in_cents = StrictInteger(required=True, validate=validate.Range(min=1, max=MAX_INCOME_CENTS))
+    pay_frequency = fields.Enum(PayFrequency, by_value=True, required=True)
+    institution_id = id_field(required=True)
+    verification_source = _source(load_default=VerificationSource.NONE)
+    note = text_field(min_length=0, max_length=MAX_NOTE, load_default="")
+
+
+class ReviewIncomeVerificationBody(Schema):
+    decision = fields.String(required=True, validate=validate.OneOf(DECISIONS))
+    note = text_field(min_length=1, max_length=MAX_NOTE, required=True)
+    version = StrictInteger(required=True, validate=validate.Range(min=1, max=2**31))
+    verification_source = _source(load_default=None)
+
+
+class VerificationNoteOut(Schema):
+    at = fields.Function(lambda n: _timestamp(n.at))
+    author = fields.String()
+    role = fields.Function(lambda n: n.role.value)
+    status = fields.Function(lambda n: n.status.value)
+    text = fields.String()
+
+
+def _timestamp(moment: datetime) -> str:
+    return iso_timestamp(moment)
+
+
+class IncomeVerificationOut(Schema):
+    user_id = fields.String()
+    txn_name = fields.Function(lambda v: v.stream.txn_name)
+    txn_id = fields.Function(lambda v: v.stream.txn_id)
+    amount_in_cents = fields.Function(lambda v: v.stream.amount_in_cents)
+    pay_frequency = fields.Function(lambda v: v.stream.pay_frequency.value)
+    institution_id = fields.Function(lambda v: v.stream.institution_id)
+    verification_status = fields.Function(lambda v: v.status.value)
+    is_valid = fields.Boolean()
+    last_updated = fields.Function(lambda v: _timestamp(v.last_updated))
+    submitted_at = fields.Function(lambda v: _timestamp(v.submitted_at))
+    verification_source = fields.Function(lambda v: v.verification_source.value)
+    version = fields.Integer()
+    notes = fields.List(fields.Nested(VerificationNoteOut))
+
+
+def income_verification_body(verification: IncomeVerification) -> dict[str, Any]:
+    return dict(IncomeVerificationOut().dump(verification))

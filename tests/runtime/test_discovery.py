@@ -54,9 +54,11 @@ def test_options_come_from_the_app_and_the_declaration() -> None:
     assert len(feeders["feed_transactions_table"].options.filters.patterns) == 2
     assert len(feeders["feed_plaid_table"].options.filters.patterns) == 1
     # AND every declared table with a ttl attribute is swept
-    assert {t.name for t in sources.ttl_tables} == {
+    assert {t.name for t in sources.ttl_tables} == {t.name for t in infra.tables if t.ttl_attribute}
+    assert {t.name for t in sources.ttl_tables} >= {
         infra.table("TransactionsTable").name,
         infra.table("PlaidTable").name,
+        infra.table("PaveTable").name,
     }
 
 
@@ -87,8 +89,10 @@ def test_functions_limits_the_runtime_and_unknown_names_are_refused(infra: Infra
 def test_the_declared_consumers_resolve_against_the_bootstrapped_endpoint(aws_endpoint: str) -> None:
     # GIVEN the bootstrapped local endpoint WHEN a runtime starts for the declared consumers
     runtime = EventRuntime(declared_app())
-    # THEN every source resolved (queues, stream, both tables' streams) without consuming anything
-    assert len(runtime.describe()) == 6
+    # THEN every source resolved (queues, stream, both tables' streams) without consuming anything,
+    # and every table with a ttl is swept
+    ttl_tables = [t for t in declare().tables if t.ttl_attribute]
+    assert len(runtime.describe()) == 4 + len(ttl_tables)
     assert runtime.stats == {}
 
 

@@ -2,7 +2,8 @@
 
 One row per user, replaced by each Pave mine (a write never replaces a newer one). It is
 what ``PAVE_PAYDAY_CALCULATION`` reads in the payday chain: the next payday Pave expects,
-the cadence, the payer, the typical amount (cents) and the streams as Pave reported them.
+the cadence, the payer, the typical amount and the monthly income (cents) and the streams as
+Pave reported them.
 No TTL: a payday reader decides for itself whether ``updated_date`` is recent enough.
 """
 
@@ -31,6 +32,8 @@ class Income:
     source: str | None = None
     #: Typical amount of one payment, cents.
     amount: int | None = None
+    #: Income per month, cents.
+    monthly_income: int | None = None
     streams: Sequence[Mapping[str, Any]] = ()
     details: Mapping[str, Any] = field(default_factory=dict)
 
@@ -46,6 +49,7 @@ def income_item(income: Income) -> dict[str, Any]:
         "frequency": income.frequency,
         "source": income.source,
         "amount": income.amount,
+        "monthly_income": income.monthly_income,
         "streams": to_dynamo(list(income.streams)),
         "details": to_dynamo(dict(income.details)),
     }
@@ -61,6 +65,7 @@ def from_item(row: Mapping[str, Any]) -> Income:
         frequency=row.get("frequency"),
         source=row.get("source"),
         amount=optional_int(row.get("amount")),
+        monthly_income=optional_int(row.get("monthly_income")),
         streams=tuple(from_dynamo(row.get("streams") or [])),
         details=dict(from_dynamo(row.get("details") or {})),
     )

@@ -1,8 +1,9 @@
 """``scores`` rows (``USERS#<user_id>`` / ``CASH_ADVANCE_SCORE#<RFC3339>``): cash-advance scores.
 
-One row per score Pave returned; the newest is one descending Query with Limit 1 (never a
-Scan). ``ttl`` is ``SCORE_TTL_DAYS`` after ``scored_at``. Writing the same score twice
-changes nothing.
+One row per score Pave returned: its ``bands`` (each a ``score`` and the advance range it
+allows, ``lowest_amount`` to ``highest_amount`` in cents). The newest is one descending Query
+with Limit 1 (never a Scan). ``ttl`` is ``SCORE_TTL_DAYS`` after ``scored_at``. Writing the same
+score twice changes nothing.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
 from chalicelib.aws.errors import translated
+from chalicelib.data.money import from_dynamo as cents_from_dynamo
 from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ConditionFailedError
@@ -25,11 +26,19 @@ from chalicelib.insight.data.values import from_dynamo, parse_timestamp, to_dyna
 
 
 @dataclass(frozen=True)
+class ScoreBand:
+    score: int
+    #: Cents.
+    lowest_amount: int
+    #: Cents.
+    highest_amount: int
+
+
+@dataclass(frozen=True)
 class Score:
     user_id: str
     scored_at: datetime
-    #: The score as Pave gives it (a number; stored exactly).
-    score: int | float | Decimal
+    bands: tuple[ScoreBand, ...]
     last_mine: datetime | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
 
@@ -40,7 +49,10 @@ def score_item(score: Score) -> dict[str, Any]:
         "type": keys.SCORES,
         "user_id": score.user_id,
         "scored_at": iso_timestamp(score.scored_at),
-        "score": to_dynamo(score.score),
+        "bands": [
+            {"score": b.score, "lowest_amount": b.lowest_amount, "highest_amount": b.highest_amount}
+            for b in score.bands
+        ],
         "last_mine": iso_timestamp(score.last_mine) if score.last_mine else None,
         "details": to_dynamo(dict(score.details)),
         "ttl": score_ttl(score.scored_at),
@@ -52,7 +64,10 @@ def from_item(row: Mapping[str, Any]) -> Score:
     return Score(
         user_id=str(row["user_id"]),
         scored_at=parse_timestamp(row["scored_at"]),
-        score=from_dynamo(row["score"]),
+        bands=tuple(
+            ScoreBand(int(b["score"]), cents_from_dynamo(b["lowest_amount"]), cents_from_dynamo(b["highest_amount"]))
+            for b in row.get("bands", [])
+        ),
         last_mine=parse_timestamp(last_mine) if last_mine else None,
         details=dict(from_dynamo(row.get("details") or {})),
     )

@@ -26,7 +26,7 @@ from chalicelib.insight.data.recurring_expenses import (
     recurring_expenses,
 )
 from chalicelib.insight.data.rituals import put_rituals, rituals
-from chalicelib.insight.data.scores import Score, latest_score, list_scores, put_score, score_item
+from chalicelib.insight.data.scores import Score, ScoreBand, latest_score, list_scores, put_score, score_item
 from chalicelib.settings import get_settings
 from tests.insight.data.conftest import NOW, stored
 
@@ -63,15 +63,16 @@ def test_row_shapes_and_ttls() -> None:
     assert (income["SK"], income["type"], income["next_payday"]) == ("INCOME#u1", "INCOME", "2026-11-27")
     assert "ttl" not in income
 
-    score = score_item(Score("u1", NOW, 0.82))
+    score = score_item(Score("u1", NOW, (ScoreBand(640, 5_000, 15_000),)))
     assert score["SK"] == "CASH_ADVANCE_SCORE#2026-11-20T12:30:00.123456Z"
+    assert score["bands"] == [{"score": 640, "lowest_amount": 5_000, "highest_amount": 15_000}]
     assert score["ttl"] == int((NOW + timedelta(days=get_settings().score_ttl_days)).timestamp())
 
 
 def test_ttl_days_follow_the_settings(override_settings: object) -> None:
     override_settings(EXPENSE_TTL_DAYS="3", SCORE_TTL_DAYS="90")  # type: ignore[operator]
     assert expense_item(an_expense("u1"))["ttl"] == int(datetime(2026, 12, 8, tzinfo=UTC).timestamp())
-    assert score_item(Score("u1", NOW, 1))["ttl"] == int((NOW + timedelta(days=90)).timestamp())
+    assert score_item(Score("u1", NOW, ()))["ttl"] == int((NOW + timedelta(days=90)).timestamp())
 
 
 # --- against DynamoDB -----------------------------------------------------------------
@@ -127,7 +128,7 @@ def test_expenses_of_one_mine_only_and_recurring_apart_from_rituals(ddb: str, us
 
 @pytest.mark.integration
 def test_income_keeps_the_newest(ddb: str, user_id: str) -> None:
-    newer = Income(user_id, NOW, MINE, date(2026, 11, 27), "BIWEEKLY", "ACME", 125_000, ({"name": "ACME"},))
+    newer = Income(user_id, NOW, MINE, date(2026, 11, 27), "BIWEEKLY", "ACME", 125_000, 270_833, ({"name": "ACME"},))
     assert put_income(newer) is True
     assert put_income(Income(user_id, NOW - timedelta(days=1))) is False
     assert get_income(user_id) == newer
@@ -135,9 +136,12 @@ def test_income_keeps_the_newest(ddb: str, user_id: str) -> None:
 
 @pytest.mark.integration
 def test_latest_score_is_the_newest(ddb: str, user_id: str) -> None:
-    for days, value in ((0, 610), (2, 640), (1, 0.5)):
-        assert put_score(Score(user_id, NOW + timedelta(days=days), value, MINE)) is True
-    assert put_score(Score(user_id, NOW, 610, MINE)) is False
+    def band(value: int) -> tuple[ScoreBand, ...]:
+        return (ScoreBand(value, 2_000, 10_000),)
+
+    for days, value in ((0, 610), (2, 640), (1, 600)):
+        assert put_score(Score(user_id, NOW + timedelta(days=days), band(value), MINE)) is True
+    assert put_score(Score(user_id, NOW, band(999), MINE)) is False
     latest = latest_score(user_id)
-    assert latest is not None and (latest.score, latest.scored_at) == (640, NOW + timedelta(days=2))
-    assert [s.score for s in list_scores(user_id)] == [640, 0.5, 610]
+    assert latest == Score(user_id, NOW + timedelta(days=2), band(640), MINE)
+    assert [s.bands[0].score for s in list_scores(user_id)] == [640, 600, 610]

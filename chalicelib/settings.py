@@ -253,6 +253,8 @@ class Settings:
     data_capture_table: str
     user_balance_settings_table: str
     locks_table: str
+    #: Where ``plaid-account-changes`` lives; None = the deploy region (``region``).
+    account_changes_region: str | None
 
     webhooks_queue: str
     throttle_queue: str
@@ -335,6 +337,7 @@ def load_settings() -> Settings:
         data_capture_table=_env("DATA_CAPTURE_TABLE", prefix + "fmdatacapture"),
         user_balance_settings_table=_env("USER_BALANCE_SETTINGS_TABLE", "user-balance-settings"),
         locks_table=_env("LOCKS_TABLE", "locks"),
+        account_changes_region=_account_changes_region(stage),
         webhooks_queue=_env("WEBHOOKS_QUEUE", prefix + "txn-plaid-webhooks"),
         throttle_queue=_env("THROTTLE_QUEUE", prefix + "txn-plaid-throttle"),
         listener_queue=_env("LISTENER_QUEUE", prefix + "txn-listener-eventbridge"),
@@ -351,6 +354,19 @@ def load_settings() -> Settings:
         expense_ttl_days=_whole("EXPENSE_TTL_DAYS", 30, minimum=1),
         score_ttl_days=_whole("SCORE_TTL_DAYS", 30, minimum=1),
     )
+
+
+#: Stages whose shared ``plaid-account-changes`` table is the one in this region, whatever the deploy region.
+SHARED_TABLE_STAGES = frozenset({"prod", "staging"})
+SHARED_TABLE_REGION = "us-east-1"
+
+
+def _account_changes_region(stage: str) -> str | None:
+    """``ACCOUNT_CHANGES_REGION``; by default us-east-1 in staging and prod, the deploy region elsewhere."""
+    raw = os.environ.get("ACCOUNT_CHANGES_REGION", "").strip()
+    if raw:
+        return raw
+    return SHARED_TABLE_REGION if stage in SHARED_TABLE_STAGES else None
 
 
 def _api_settings(stage: str) -> dict[str, Any]:

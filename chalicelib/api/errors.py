@@ -32,6 +32,7 @@ from chalicelib.plaid.errors import (
     PlaidError,
     PlaidItemError,
     PlaidRateLimitError,
+    WebhookNotQueuedError,
     WebhookUnauthorizedError,
     WebhookVerificationUnavailableError,
 )
@@ -65,6 +66,7 @@ class NotAvailableError(NotFoundError):
 STATUS_BY_ERROR: tuple[tuple[type[BaseException], int, str], ...] = (
     (WebhookUnauthorizedError, 401, "unauthorized"),
     (WebhookVerificationUnavailableError, 500, "verification_unavailable"),
+    (WebhookNotQueuedError, 500, "webhook_not_queued"),
     (UnauthorizedError, 401, "unauthorized"),
     (ForbiddenError, 403, "forbidden"),
     (BadRequestBodyError, 422, "unprocessable_entity"),

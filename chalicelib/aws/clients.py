@@ -55,22 +55,31 @@ def client(service: str) -> Any:
         )
 
 
+def dynamodb(region: str | None = None) -> DynamoDBServiceResource:
+    """The DynamoDB resource of ``region`` (default: the deploy region).
+
+    Its client speaks Python types (Decimal, not AttributeValue). A table that lives in
+    another region (the shared ``plaid-account-changes``) gets its own resource there.
+    """
+    return _dynamodb(region or get_settings().region)
+
+
 @cache
-def dynamodb() -> DynamoDBServiceResource:
-    """The DynamoDB resource: its client speaks Python types (Decimal, not AttributeValue)."""
+def _dynamodb(region: str) -> DynamoDBServiceResource:
     settings = get_settings()
+    config = botocore_config().merge(Config(region_name=region))
     with _lock:
         return _session().resource(
             "dynamodb",
             endpoint_url=settings.aws_endpoint_url,
-            region_name=settings.region,
-            config=botocore_config(),
+            region_name=region,
+            config=config,
         )
 
 
-def table(name: str) -> Table:
-    """A handle on the DynamoDB table ``name`` (no network call)."""
-    return dynamodb().Table(name)
+def table(name: str, region: str | None = None) -> Table:
+    """A handle on the DynamoDB table ``name`` in ``region`` (default: the deploy region; no network call)."""
+    return dynamodb(region).Table(name)
 
 
 def sqs() -> SQSClient:
@@ -88,5 +97,5 @@ def events() -> EventBridgeClient:
 def reset_clients() -> None:
     """Drop cached clients so the next call re-reads settings (tests, endpoint changes)."""
     client.cache_clear()
-    dynamodb.cache_clear()
+    _dynamodb.cache_clear()
     _session.cache_clear()

@@ -24,4 +24,6 @@ def institutions() -> Table:
 
 
 def account_changes() -> Table:
-    return table(get_settings().account_changes_table)
+    """The shared table, in its own region (us-east-1 in prod) whatever the deploy region."""
+    settings = get_settings()
+    return table(settings.account_changes_table, settings.account_changes_region)

@@ -14,7 +14,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from chalicelib.aws.clients import client
+from chalicelib.aws.clients import client, dynamodb
 from chalicelib.aws.errors import error_code
 from chalicelib.errors import ConfigurationError
 from chalicelib.infra.declaration import (
@@ -95,7 +95,8 @@ def table_definition(table: Table) -> dict[str, Any]:
 
 
 def _ensure_table(table: Table, report: BootstrapReport) -> dict[str, str]:
-    ddb = client("dynamodb")
+    # A table pinned to another region (the shared one) is created there.
+    ddb = dynamodb(table.region).meta.client if table.region else client("dynamodb")
     try:
         description = ddb.describe_table(TableName=table.name)["Table"]
         report.note(table.name, created=False)

@@ -98,17 +98,17 @@ class CloudFormationArns:
 
     def table(self, table: Table) -> Any:
         if table_condition(table):  # conditionally created: GetAtt would fail when the condition is off
-            return _sub("dynamodb", f"table/{table.name}")
+            return _sub("dynamodb", f"table/{table.name}", table.region)
         return {"Fn::GetAtt": [table.logical_id, "Arn"]}
 
     def table_indexes(self, table: Table) -> Any:
         if table_condition(table):
-            return _sub("dynamodb", f"table/{table.name}/index/*")
+            return _sub("dynamodb", f"table/{table.name}/index/*", table.region)
         return _arn_sub(table.logical_id, "/index/*")
 
     def table_stream(self, table: Table) -> Any:
         if table_condition(table):
-            return _sub("dynamodb", f"table/{table.name}/stream/*")
+            return _sub("dynamodb", f"table/{table.name}/stream/*", table.region)
         return {"Fn::GetAtt": [table.logical_id, "StreamArn"]}
 
     def queue(self, queue: Queue) -> Any:
@@ -167,8 +167,10 @@ class NamedArns:
         return self._arn("ssm", "parameter/" + name.lstrip("/"))
 
 
-def _sub(service: str, resource: str) -> dict[str, str]:
-    return {"Fn::Sub": _PARTITION_REGION_ACCOUNT % (service, resource)}
+def _sub(service: str, resource: str, region: str | None = None) -> dict[str, str]:
+    """An ARN in this stack's account; in the stack's region unless ``region`` pins another."""
+    arn = _PARTITION_REGION_ACCOUNT % (service, resource)
+    return {"Fn::Sub": arn.replace("${AWS::Region}", region) if region else arn}
 
 
 def _arn_sub(logical_id: str, suffix: str = "") -> dict[str, str]:

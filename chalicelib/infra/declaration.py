@@ -63,6 +63,8 @@ class Table:
     #: (an account where that service does not run); the local bootstrap always does.
     external: bool = False
     access: TableAccess = "read_write"
+    #: The region the table lives in when it is pinned to one; None = the deploy region.
+    region: str | None = None
 
     @property
     def key_attributes(self) -> tuple[str, ...]:
@@ -299,7 +301,14 @@ def declare(settings: Settings | None = None) -> Infrastructure:
             ttl_attribute="ttl",
         ),
         Table(INSTITUTIONS_TABLE, s.institutions_table, "institution_id"),
-        Table(ACCOUNT_CHANGES_TABLE, s.account_changes_table, "user_id", "change_date", shared=True),
+        Table(
+            ACCOUNT_CHANGES_TABLE,
+            s.account_changes_table,
+            "user_id",
+            "change_date",
+            shared=True,
+            region=s.account_changes_region,
+        ),
         *insight_tables(s),
     )
     queues = (

@@ -4,7 +4,8 @@
 2. the header must be an ES256 JWT from Plaid whose body hash matches the raw body: else
    401; failing to run the check (Plaid's key endpoint down): 500, so Plaid retries;
 3. the body must be a JSON object: else 422;
-4. the message goes on the webhooks queue: failure 500, success 200.
+4. the message goes on the webhooks queue: any failure 500 (even a throttle: Plaid retries
+   a 5xx, and 500 is what it is promised), success 200.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from chalicelib.aws.messaging import send_message
 from chalicelib.data.ttl import iso_timestamp, utcnow
 from chalicelib.observability import logger
 from chalicelib.pipeline.messages import WebhookMessage, webhook_message_id
-from chalicelib.plaid.errors import WebhookUnauthorizedError
+from chalicelib.errors import DataError
+from chalicelib.plaid.errors import WebhookNotQueuedError, WebhookUnauthorizedError
 from chalicelib.plaid.webhook_verification import verify_webhook
 from chalicelib.settings import get_settings
 
@@ -36,7 +38,12 @@ def accept_webhook(body: bytes | str, headers: Mapping[str, str], now: datetime 
     payload = _json_object(raw_body)
     received_at = iso_timestamp(now or utcnow())
     message = WebhookMessage(webhook_message_id("PLAID", raw_body, received_at), "PLAID", received_at, payload)
-    send_message(get_settings().webhooks_queue, message.to_json())
+    try:
+        send_message(get_settings().webhooks_queue, message.to_json())
+    except DataError as exc:
+        # Any failure to queue, transient or not, is Plaid's cue to retry: never a 503 or a 200.
+        logger.error("webhook not queued", extra={"message_id": message.message_id, "error": str(exc)})
+        raise WebhookNotQueuedError(f"could not queue the webhook: {type(exc).__name__}") from exc
     logger.info(
         "webhook queued",
         extra={

@@ -136,3 +136,9 @@ class WebhookVerificationUnavailableError(WebhookVerificationError):
     """The verification key could not be fetched from Plaid (answer HTTP 500 so Plaid retries)."""
 
     retryable = True
+
+
+class WebhookNotQueuedError(ServiceError):
+    """A verified webhook could not be queued (answer HTTP 500 so Plaid delivers it again)."""
+
+    retryable = True

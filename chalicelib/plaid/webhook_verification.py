@@ -7,8 +7,9 @@
    keys are re-read every 10 minutes, and as soon as a new kid appears (Plaid rotated), so an
    expiry is noticed; if that re-read fails, the cached key keeps working.
    Fetches for unknown kids are bounded: a kid Plaid says it does not know is remembered
-   (negative cache) and, across all kids, only a few lookups per minute are made, so a
-   caller inventing kids cannot make us call Plaid once per request.
+   (negative cache, 401) and, across all kids, only a few lookups per minute are made, so a
+   caller inventing kids cannot make us call Plaid once per request. A new kid past that
+   budget has not been proven bad, only left unchecked: it is a 500, which Plaid retries.
 3. The signature is checked with that key, ``algorithms=["ES256"]`` only.
 4. ``iat`` must be at most 5 minutes old and not in the future.
 5. ``sha256(raw body)`` must equal the ``request_body_sha256`` claim (``hmac.compare_digest``):
@@ -116,15 +117,18 @@ class WebhookKeyCache:
         return cached.jwk.get("expired_at") is not None or now - cached.fetched_at < self._active_refresh
 
     def _admit_unknown_lookup(self, kid: str, now: float) -> None:
-        """Refuse (401) a kid known to be unknown, or any new kid once the lookup budget is spent."""
+        """Refuse a kid Plaid said it does not know (401); defer any new kid once the budget is spent (500)."""
         refused_at = self._unknown.get(kid)
         if refused_at is not None and now - refused_at < self._unknown_ttl:
             raise WebhookUnauthorizedError("unknown_kid", "the token's kid is not a Plaid key")
         while self._recent_unknown_fetches and now - self._recent_unknown_fetches[0] >= self._window:
             self._recent_unknown_fetches.popleft()
         if len(self._recent_unknown_fetches) >= self._budget:
-            # Plaid retries any non-200 webhook, so a genuine new key is verified on a later attempt.
-            raise WebhookUnauthorizedError("kid_lookup_throttled", "too many unknown kids; key lookup refused")
+            # Nothing is proven about this webhook: the check could not run. Plaid retries a 5xx,
+            # so a genuine new key is verified on a later attempt; a 401 is only for proven forgeries.
+            raise WebhookVerificationUnavailableError(
+                "kid_lookup_throttled", "too many unknown kids this minute; key lookup deferred"
+            )
         self._recent_unknown_fetches.append(now)
 
     def _on_fetch_failure(self, kid: str, now: float, cached: _CachedKey | None, exc: PlaidError) -> dict[str, Any]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+import boto3
 import pytest
+from boto3.dynamodb.conditions import Key
 
 from chalicelib.data.account_changes import (
     AccountChange,
@@ -15,6 +18,8 @@ from chalicelib.data.account_changes import (
     parse_change_date,
     record_account_change,
 )
+from chalicelib.infra.bootstrap import bootstrap
+from chalicelib.settings import get_settings
 
 T0 = datetime(2025, 7, 1, 15, 30, 0, 250000, tzinfo=UTC)
 
@@ -87,3 +92,20 @@ def test_newest_first_with_limit_and_since(ddb: str, user_id: str) -> None:
     assert [c.item_id for c in everything] == ["item-2", "item-1", "item-0"]
     assert [c.item_id for c in newest] == ["item-2"]
     assert [c.item_id for c in recent] == ["item-2", "item-1"]
+
+
+def test_the_table_lives_in_its_own_region(ddb: str, user_id: str, override_settings: Callable[..., None]) -> None:
+    # GIVEN the shared table pinned to a region other than the deploy region, and created there
+    deploy_region = get_settings().region
+    override_settings(ACCOUNT_CHANGES_REGION="us-west-2")
+    assert get_settings().region == deploy_region != "us-west-2"
+    bootstrap()
+    # WHEN a change is recorded and read back
+    record_account_change(a_change(user_id))
+    # THEN it is in the us-west-2 table and not in the deploy region's table of the same name
+    assert [c.item_id for c in account_changes(user_id)] == ["item-1"]
+    name = get_settings().account_changes_table
+    in_region = boto3.resource("dynamodb", region_name="us-west-2").Table(name)
+    assert in_region.query(KeyConditionExpression=Key("user_id").eq(user_id))["Count"] == 1
+    local = boto3.resource("dynamodb", region_name=deploy_region).Table(name)
+    assert local.query(KeyConditionExpression=Key("user_id").eq(user_id))["Count"] == 0

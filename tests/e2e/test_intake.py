@@ -15,6 +15,7 @@ import urllib3
 from chalicelib.settings import get_settings
 from ops.fakes.plaid import FakePlaid, SigningKey
 from ops.fakes.plaid.webhooks import post_webhook
+from tests.faults import aws_fault
 
 pytestmark = pytest.mark.integration
 
@@ -123,4 +124,18 @@ def test_failing_to_queue_is_500(app_url: str, fake_plaid: FakePlaid, override_s
     override_settings(WEBHOOKS_QUEUE="missing-webhooks-queue")
     delivery = fake_plaid.send_webhook(f"{app_url}/v1/plaid", PAYLOAD)
     assert delivery.status == 500
-    assert json.loads(delivery.body) == {"error": {"code": "internal_error", "message": "internal error"}}
+    assert json.loads(delivery.body) == {"error": {"code": "webhook_not_queued", "message": "webhook not queued"}}
+
+
+@pytest.mark.parametrize("code", ["ServiceUnavailable", "ThrottlingException"])
+def test_a_transient_queue_failure_is_500_too(
+    app_url: str, fake_plaid: FakePlaid, queue: Callable[[], list[dict[str, Any]]], code: str
+) -> None:
+    # GIVEN SQS briefly refuses the send (a 5xx or a throttle)
+    with aws_fault("sqs", "SendMessage", code=code) as fault:
+        delivery = fake_plaid.send_webhook(f"{app_url}/v1/plaid", PAYLOAD)
+    # THEN Plaid is told 500, the status it retries, and nothing was queued
+    assert fault.hits == 1
+    assert delivery.status == 500
+    assert json.loads(delivery.body)["error"]["code"] == "webhook_not_queued"
+    assert queue() == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -22,6 +23,7 @@ from chalicelib.infra.declaration import (
     SqsSource,
     declare,
 )
+from chalicelib.settings import get_settings
 from tests.infra import sample_app
 
 
@@ -307,6 +309,20 @@ def test_policy_grants_each_kind_of_access_on_exactly_the_declared_resources(
     } in by_sid["ReadWriteTables"]
     log_groups = "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/txn-%s-*"
     assert by_sid["WriteLogs"][0] == {"Fn::Sub": log_groups % infra.stage}
+
+
+def test_policy_names_the_shared_table_in_its_own_region() -> None:
+    # GIVEN the shared table pinned to us-east-1 (prod), whatever region the stack deploys to
+    settings = dataclasses.replace(get_settings(), account_changes_region="us-east-1")
+    template = cfn.merge_template(declare(settings), sample_app.app)
+    document = resource(template, cfn.SERVICE_POLICY)["Properties"]["PolicyDocument"]
+    granted = {json.dumps(r) for s in document["Statement"] for r in _resources(s)}
+    # THEN the grant names us-east-1, not the stack's region
+    arn = "arn:${AWS::Partition}:dynamodb:us-east-1:${AWS::AccountId}:table/plaid-account-changes"
+    assert json.dumps({"Fn::Sub": arn}) in granted
+    assert not any("${AWS::Region}:${AWS::AccountId}:table/plaid-account-changes" in g for g in granted)
+    # AND creating it stays behind the template parameter
+    assert resource(template, ACCOUNT_CHANGES_TABLE)["Condition"] == cfn.SHARED_TABLES_CONDITION
 
 
 def test_policy_files_for_chalice_deploy_match_the_declaration() -> None:

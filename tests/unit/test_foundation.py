@@ -126,6 +126,19 @@ def test_names_derive_from_the_stage(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.enable_liability_mining is False
 
 
+def test_the_shared_table_region_is_its_own_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a deploy region other than us-east-1
+    monkeypatch.setenv("AWS_REGION", "us-west-2")
+    monkeypatch.delenv("ACCOUNT_CHANGES_REGION", raising=False)
+    # THEN staging and prod use the us-east-1 table, other stages the deploy region's
+    for stage, region in (("prod", "us-east-1"), ("staging", "us-east-1"), ("dev", None)):
+        monkeypatch.setenv("STAGE", stage)
+        assert load_settings().account_changes_region == region
+    # AND the variable overrides both
+    monkeypatch.setenv("ACCOUNT_CHANGES_REGION", "eu-west-1")
+    assert load_settings().account_changes_region == "eu-west-1"
+
+
 def test_prod_never_falls_back_to_local_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("STAGE", "prod")
     monkeypatch.delenv("PLAID_SECRET", raising=False)

@@ -1,0 +1,84 @@
+"""Failures injected at the AWS boundary: a botocore event hook on the one client factory.
+
+The code under test runs unchanged; only the client it gets from ``chalicelib.aws.clients``
+answers an error for the calls a test names, the way AWS would (a ``ClientError`` with
+AWS's error code), and the next calls go through again. Nothing is sent for a failed call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from chalicelib.aws import clients
+
+Predicate = Callable[[Mapping[str, Any]], bool]
+
+
+@dataclass
+class AwsFault:
+    """``times`` calls of ``operation`` whose parameters match ``when`` fail with ``code``."""
+
+    service: str
+    operation: str
+    code: str = "InternalServerError"
+    times: int = 1
+    when: Predicate = field(default=lambda params: True)
+    hits: int = 0
+
+    def __call__(self, params: Mapping[str, Any], **_: Any) -> None:
+        if self.hits >= self.times or not self.when(params):
+            return
+        self.hits += 1
+        status = 400 if self.code.endswith("Exception") else 500
+        raise ClientError(
+            {"Error": {"Code": self.code, "Message": "injected"}, "ResponseMetadata": {"HTTPStatusCode": status}},
+            self.operation,
+        )
+
+
+def _client_for(service: str, region: str | None) -> Any:
+    if service == "dynamodb":
+        return clients.dynamodb(region).meta.client
+    return clients.client(service)
+
+
+@contextmanager
+def aws_fault(
+    service: str,
+    operation: str,
+    *,
+    code: str = "InternalServerError",
+    times: int = 1,
+    when: Predicate | None = None,
+    region: str | None = None,
+) -> Iterator[AwsFault]:
+    """Make the factory's ``service`` client fail ``operation`` (``PutItem``, ``SendMessage``...)."""
+    fault = AwsFault(service, operation, code, times, when or (lambda params: True))
+    events = _client_for(service, region).meta.events
+    # Emitted with the caller's own parameters (TableName, QueueUrl...), before any request is sent.
+    event_name = f"before-parameter-build.{service}.{operation}"
+    events.register(event_name, fault)
+    try:
+        yield fault
+    finally:
+        events.unregister(event_name, fault)
+
+
+def table_is(name: str) -> Predicate:
+    """Calls on one table (``TableName``)."""
+    return lambda params: params.get("TableName") == name
+
+
+def item_type_is(name: str, entity: str) -> Predicate:
+    """PutItem of one entity (``Item.type``, plain or already typed) on one table."""
+
+    def matches(params: Mapping[str, Any]) -> bool:
+        kind = (params.get("Item") or {}).get("type")
+        return params.get("TableName") == name and (kind == entity or kind == {"S": entity})
+
+    return matches

@@ -79,6 +79,6 @@ def item_type_is(name: str, entity: str) -> Predicate:
 
     def matches(params: Mapping[str, Any]) -> bool:
         kind = (params.get("Item") or {}).get("type")
-        return params.get("TableName") == name and (kind == entity or kind == {"S": entity})
+        return params.get("TableName") == name and kind in (entity, {"S": entity})
 
     return matches

@@ -139,7 +139,9 @@ class LiabilityOut(Schema):
     account_id = fields.String(attribute="acct_id")
     liability_type = fields.Function(lambda li: li.liability_type.value)
     details = fields.Function(lambda li: plain(li.details))
-    updated_at = fields.Function(lambda li: li.updated_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+    updated_at = fields.Function(
+        lambda li: li.updated_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if li.updated_at else None
+    )
 
 
 class IdentityVerificationOut(Schema):

@@ -37,6 +37,8 @@ _EXTRA_FRACTION = re.compile(r"(\.\d{6})\d+")
 class ChangeType(StrEnum):
     ITEM_REMOVED = "ITEM_REMOVED"
     MAIN_ACCOUNT_CHANGED = "MAIN_ACCOUNT_CHANGED"
+    #: A row written by the system this service took over, which did not say which kind.
+    UNKNOWN = "UNKNOWN"
 
 
 class AccountChangeCollisionError(DataError):
@@ -91,7 +93,7 @@ def from_item(row: Mapping[str, Any]) -> AccountChange:
         user_id=str(row["user_id"]),
         item_id=str(row.get("item_id", "")),
         change_date=parse_change_date(str(row["change_date"])),
-        change_type=ChangeType(str(row.get("change_type", ChangeType.ITEM_REMOVED.value))),
+        change_type=ChangeType(str(row.get("change_type", ChangeType.UNKNOWN.value))),
         account_id=row.get("account_id"),
         is_override=bool(row.get("is_override", False)),
     )

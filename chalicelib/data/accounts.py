@@ -118,10 +118,11 @@ def balances_from(item: Mapping[str, Any]) -> Balances:
 
 
 def from_item(item: Mapping[str, Any]) -> Account:
+    """A stored row; identifiers a row does not repeat as attributes come from its keys."""
     return Account(
-        user_id=str(item["user_id"]),
+        user_id=str(item.get("user_id") or keys.key_part(item.get("PK"), "ACCOUNTS")),
         item_id=str(item.get("item_id", "")),
-        acct_id=str(item["acct_id"]),
+        acct_id=str(item.get("acct_id") or keys.key_part(item.get("SK"), "ACCOUNT")),
         name=str(item.get("acct_name", "")),
         type=str(item.get("acct_type", "")),
         balances=balances_from(item),

@@ -58,10 +58,11 @@ def balance_item(account: Account, day: date, now: datetime, *, qa: bool = False
 
 
 def from_item(item: Mapping[str, Any]) -> BalanceRecord:
+    """A stored row; user, account and day come from the keys when not repeated as attributes."""
     return BalanceRecord(
-        user_id=str(item["user_id"]),
-        acct_id=str(item["acct_id"]),
-        day=date.fromisoformat(str(item["bal_date"])),
+        user_id=str(item.get("user_id") or keys.key_part(item.get("PK"), "BALANCE")),
+        acct_id=str(item.get("acct_id") or keys.key_part(item.get("SK"), "ACCOUNT")),
+        day=date.fromisoformat(str(item.get("bal_date") or keys.last_part(item.get("SK")))),
         balances=balances_from(item),
     )
 

@@ -46,9 +46,11 @@ def category_item(category: Category) -> dict[str, Any]:
 
 
 def from_item(item: Mapping[str, Any]) -> Category:
+    """A stored row; id and hierarchy come from the keys when not repeated as attributes."""
+    hierarchy = item.get("hierarchy") or str(item.get("SK", "")).split(keys.SEP)[1:]
     return Category(
-        category_id=str(item["category_id"]),
-        hierarchy=tuple(str(level) for level in item.get("hierarchy", ())),
+        category_id=str(item.get("category_id") or keys.key_part(item.get("GSI1PK"), "CATEGORY")),
+        hierarchy=tuple(str(level) for level in hierarchy),
         group=item.get("category_group"),
     )
 

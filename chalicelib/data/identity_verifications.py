@@ -27,6 +27,9 @@ from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ConditionFailedError, NotFoundError, ValidationError
 from chalicelib.observability import logger
 
+#: The status of a stored session that names none.
+UNKNOWN_STATUS = "unknown"
+
 
 class IdentityVerificationNotFoundError(NotFoundError):
     """No session row for this user and id."""
@@ -80,12 +83,16 @@ def identity_verification_item(idv: IdentityVerification) -> dict[str, Any]:
 
 
 def from_item(row: Mapping[str, Any]) -> IdentityVerification:
+    """A stored row. Identifiers and ``created_at`` come from the keys when not repeated as
+    attributes; a row with no session status (only the KYC and watchlist statuses) reports
+    its KYC status as the status."""
     completed = row.get("completed_at")
+    created = row.get("created_at") or keys.key_part(row.get("GSI1SK"), keys.IDENTITY_VERIFICATION)
     return IdentityVerification(
-        user_id=str(row["user_id"]),
-        idv_id=str(row["idv_id"]),
-        status=str(row["idv_status"]),
-        created_at=parse_time(str(row["created_at"])),
+        user_id=str(row.get("user_id") or keys.key_part(row.get("PK"), "USERS")),
+        idv_id=str(row.get("idv_id") or keys.key_part(row.get("SK"), keys.IDENTITY_VERIFICATION)),
+        status=str(row.get("idv_status") or row.get("idv_kyc_status") or UNKNOWN_STATUS),
+        created_at=parse_time(str(created)),
         kyc_status=row.get("idv_kyc_status"),
         watchlist_status=row.get("idv_watchlist_status"),
         steps={str(k): str(v) for k, v in row.get("idv_steps", {}).items()},

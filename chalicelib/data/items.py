@@ -166,9 +166,10 @@ def _tokens(tokens: Sequence[ProcessorToken]) -> list[dict[str, str]]:
 
 
 def from_item(row: Mapping[str, Any]) -> Item:
+    """A stored row; user and item ids come from the keys when not repeated as attributes."""
     return Item(
-        user_id=str(row["user_id"]),
-        item_id=str(row["item_id"]),
+        user_id=str(row.get("user_id") or keys.key_part(row.get("PK"), "USERS")),
+        item_id=str(row.get("item_id") or keys.key_part(row.get("SK"), "ITEMS")),
         access_token=str(row.get("access_token", "")),
         institution_id=row.get("institution_id"),
         institution_name=row.get("institution_name"),

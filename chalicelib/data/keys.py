@@ -29,6 +29,26 @@ def join(*segments: str) -> str:
     return SEP.join(segments)
 
 
+def key_part(key: object, label: str) -> str | None:
+    """The segment after ``label`` in a key (``key_part("ITEM#i#ACCOUNT#a", "ACCOUNT") == "a"``).
+
+    Readers use it to recover identifiers from the keys of rows that do not repeat them as
+    attributes (rows written by the system this service took over); None when absent.
+    """
+    if not isinstance(key, str):
+        return None
+    parts = key.split(SEP)
+    for index, part in enumerate(parts[:-1]):
+        if part == label and parts[index + 1]:
+            return parts[index + 1]
+    return None
+
+
+def last_part(key: object) -> str | None:
+    """The last segment of a key (a balance row's day, a transaction's id)."""
+    return (key.rsplit(SEP, 1)[-1] or None) if isinstance(key, str) else None
+
+
 # --- site-txn-transactions ------------------------------------------------------------
 
 # Entity names stored in the ``type`` attribute of every row.

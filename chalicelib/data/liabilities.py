@@ -7,8 +7,9 @@ is never deduplicated; a history key already taken (same account, same microseco
 one microsecond later instead of overwriting.
 
 ``type`` is ``LIABILITY`` on both rows, like every row's ``type`` names its entity: the
-table's stream filters and readers select on it. The seed's CREDIT / MORTGAGE / STUDENT
-is kept as ``liability_type``.
+table's stream filters and readers select on it. The kind (CREDIT / MORTGAGE / STUDENT)
+is kept as ``liability_type``. Rows written by the system this service took over carry the
+kind in ``type`` itself; every read accepts both (:func:`is_liability_row`).
 
 ``liability`` holds Plaid's payload for the account with every money field converted to
 integer cents (each with its ``_string`` dollars copy); other numbers (rates, counts) are
@@ -31,7 +32,7 @@ from chalicelib.data import keys, tables
 from chalicelib.data.money import cents_to_string, dollars_to_cents, from_dynamo, to_decimal
 from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import iso_timestamp
-from chalicelib.errors import ConditionFailedError, DataError
+from chalicelib.errors import ConditionFailedError, DataError, ValidationError
 from chalicelib.observability import logger
 
 #: Plaid liability fields that are amounts of money (credit, mortgage, student, APRs).
@@ -80,7 +81,8 @@ class Liability:
     liability_type: LiabilityType
     #: Plaid's payload: money in integer cents, other numbers Decimal.
     details: Mapping[str, Any]
-    updated_at: datetime
+    #: When it was fetched; None only on a taken-over current row that never said.
+    updated_at: datetime | None
 
 
 def to_cents_shape(value: Any, key: str | None = None) -> Any:
@@ -133,6 +135,12 @@ def _loaded(value: Any, key: str | None = None) -> Any:
     return value
 
 
+def _fetched_at(liability: Liability) -> datetime:
+    if liability.updated_at is None:
+        raise ValidationError(f"liability of account {liability.acct_id} has no fetch time")
+    return liability.updated_at
+
+
 def _common(liability: Liability) -> dict[str, Any]:
     return {
         "type": keys.LIABILITY,
@@ -141,7 +149,7 @@ def _common(liability: Liability) -> dict[str, Any]:
         "item_id": liability.item_id,
         "acct_id": liability.acct_id,
         "liability": _stored(liability.details),
-        "updated_at": iso_timestamp(liability.updated_at),
+        "updated_at": iso_timestamp(_fetched_at(liability)),
     }
 
 
@@ -156,7 +164,7 @@ def liability_item(liability: Liability) -> dict[str, Any]:
 
 def liability_history_item(liability: Liability) -> dict[str, Any]:
     """The history row for ``liability`` (pure), keyed on its ``updated_at``."""
-    stamp = iso_timestamp(liability.updated_at)
+    stamp = iso_timestamp(_fetched_at(liability))
     return {
         **keys.liability_history_key(liability.user_id, liability.item_id, liability.acct_id, stamp),
         **keys.liability_history_gsi_keys(liability.user_id, liability.acct_id, stamp),
@@ -164,14 +172,27 @@ def liability_history_item(liability: Liability) -> dict[str, Any]:
     }
 
 
+def is_liability_row(row: Mapping[str, Any]) -> bool:
+    """A LIABILITY row in either format: ``type=LIABILITY``, or the kind itself in ``type``."""
+    kind = row.get("type")
+    return kind == keys.LIABILITY or kind in LIABILITY_TYPES
+
+
+LIABILITY_TYPES = frozenset(t.value for t in LiabilityType)
+
+
 def from_item(row: Mapping[str, Any]) -> Liability:
+    """A current or history row in either format; ids missing as attributes come from the keys."""
+    pk, sk = row.get("PK"), row.get("SK")
+    kind = row.get("liability_type") or row["type"]
+    updated = row.get("updated_at") or keys.key_part(sk, "TIMESTAMP")
     return Liability(
-        user_id=str(row["user_id"]),
-        item_id=str(row["item_id"]),
-        acct_id=str(row["acct_id"]),
-        liability_type=LiabilityType(str(row["liability_type"])),
+        user_id=str(row.get("user_id") or keys.key_part(pk, "LIABILITIES") or keys.key_part(pk, "LIABILITY_HISTORY")),
+        item_id=str(row.get("item_id") or keys.key_part(sk, "ITEM")),
+        acct_id=str(row.get("acct_id") or keys.key_part(sk, "ACCOUNT")),
+        liability_type=LiabilityType(str(kind)),
         details=_loaded(row.get("liability", {})),
-        updated_at=datetime.fromisoformat(str(row["updated_at"])),
+        updated_at=datetime.fromisoformat(str(updated)) if updated else None,
     )
 
 
@@ -225,7 +246,7 @@ def store_liability(liability: Liability) -> Liability:
                 client.transact_write_items(TransactItems=request)
             return candidate
         except ConditionFailedError:
-            candidate = replace(candidate, updated_at=candidate.updated_at + timedelta(microseconds=1))
+            candidate = replace(candidate, updated_at=_fetched_at(candidate) + timedelta(microseconds=1))
     raise LiabilityHistoryCollisionError(f"no free history timestamp for account {liability.acct_id}")
 
 
@@ -281,7 +302,7 @@ def _query(index: str | None, condition: Any, *, forward: bool, limit: int | Non
     where: dict[str, Any] = {"IndexName": index} if index else {"ConsistentRead": True}
     rows = query_rows(
         tables.plaid(),
-        entity=keys.LIABILITY,
+        keep=is_liability_row,
         limit=limit,
         KeyConditionExpression=condition,
         ScanIndexForward=forward,

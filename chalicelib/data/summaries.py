@@ -91,12 +91,14 @@ def summary_item(summary: Summary, now: datetime) -> dict[str, Any]:
 
 
 def from_item(item: Mapping[str, Any]) -> Summary:
+    """A stored row; user, month, account and category come from the keys when not attributes."""
+    sk = item.get("SK")
     return Summary(
-        user_id=str(item["user_id"]),
-        month=str(item["month"]),
+        user_id=str(item.get("user_id") or keys.key_part(item.get("PK"), "SUMMARY")),
+        month=str(item.get("month") or keys.key_part(sk, "DATE")),
         total_amount=from_dynamo(item["total_amount"]),
-        acct_id=item.get("acct_id"),
-        category_id=item.get("category_id"),
+        acct_id=item.get("acct_id") or keys.key_part(sk, "ACCOUNT"),
+        category_id=item.get("category_id") or keys.key_part(sk, "CATEGORY"),
         added_txn_ids=frozenset(item.get("added_txn_ids", ())),
         removed_txn_ids=frozenset(item.get("removed_txn_ids", ())),
         updated_at=item.get("updated_at"),

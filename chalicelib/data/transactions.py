@@ -109,13 +109,14 @@ def amount_from_item(item: Mapping[str, Any]) -> int:
 
 
 def from_item(item: Mapping[str, Any]) -> Transaction:
+    """A stored row; identifiers a row does not repeat as attributes come from its keys."""
     authorized = item.get("txn_authorized_date")
     return Transaction(
-        user_id=str(item["user_id"]),
-        acct_id=str(item["acct_id"]),
-        txn_id=str(item["txn_id"]),
+        user_id=str(item.get("user_id") or keys.key_part(item.get("GSI1PK"), "ACCOUNTS")),
+        acct_id=str(item.get("acct_id") or keys.key_part(item.get("GSI3PK"), "ACCOUNT")),
+        txn_id=str(item.get("txn_id") or keys.key_part(item.get("PK"), "TXN")),
         amount=amount_from_item(item),
-        txn_date=date.fromisoformat(str(item["txn_date"])),
+        txn_date=date.fromisoformat(str(item.get("txn_date") or keys.key_part(item.get("GSI1SK"), "DATE"))),
         name=str(item.get("txn_name", "")),
         pending=bool(item.get("txn_pending", False)),
         category_id=str(item.get("txn_category_id", UNCATEGORIZED)),

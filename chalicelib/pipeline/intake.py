@@ -18,9 +18,9 @@ from typing import Any
 from chalicelib.api.errors import BadRequestBodyError
 from chalicelib.aws.messaging import send_message
 from chalicelib.data.ttl import iso_timestamp, utcnow
+from chalicelib.errors import DataError
 from chalicelib.observability import logger
 from chalicelib.pipeline.messages import WebhookMessage, webhook_message_id
-from chalicelib.errors import DataError
 from chalicelib.plaid.errors import WebhookNotQueuedError, WebhookUnauthorizedError
 from chalicelib.plaid.webhook_verification import verify_webhook
 from chalicelib.settings import get_settings

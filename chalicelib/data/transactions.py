@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
+from enum import StrEnum
 from typing import Any
 
 from boto3.dynamodb.conditions import Key
@@ -49,6 +50,8 @@ class Transaction:
     merchant_logo_url: str | None = None
     merchant_website: str | None = None
     removed: bool = False
+    #: The Plaid item it came from (rows written before owners were recorded have none).
+    item_id: str | None = None
 
 
 def transaction_item(txn: Transaction, now: datetime) -> dict[str, Any]:
@@ -78,6 +81,7 @@ def transaction_item(txn: Transaction, now: datetime) -> dict[str, Any]:
         "txn_iso_cc": txn.iso_currency_code,
         "merchant_logo_url": txn.merchant_logo_url,
         "merchant_website": txn.merchant_website,
+        "item_id": txn.item_id,
     }
     item.update({k: v for k, v in optional.items() if v not in (None, "", [], {})})
     if txn.removed:
@@ -131,6 +135,7 @@ def from_item(item: Mapping[str, Any]) -> Transaction:
         merchant_logo_url=item.get("merchant_logo_url"),
         merchant_website=item.get("merchant_website"),
         removed=bool(item.get("txn_removed", False)),
+        item_id=item.get("item_id"),
     )
 
 
@@ -142,34 +147,69 @@ def put_transaction_items(items: Iterable[dict[str, Any]]) -> int:
     return put_items(tables.transactions().name, items, ("PK", "SK"))
 
 
-def soft_delete(txn_id: str) -> bool:
-    """Mark one transaction removed; False when no row exists (its tombstone still guards it).
+class SoftDelete(StrEnum):
+    """What a removal did to a transaction row."""
+
+    REMOVED = "removed"
+    MISSING = "missing"  # no row yet: the tombstone waits for it
+    NOT_OWNER = "not_owner"  # the row is another user's or item's: left alone
+
+
+def soft_delete(txn_id: str, user_id: str, item_id: str) -> SoftDelete:
+    """Mark one transaction of ``user_id``'s ``item_id`` removed; another owner's row is left alone.
 
     The GSI sort keys derive from the row's date, read first; the write is conditioned on
-    that date so a concurrent rewrite with another date makes it retry, never corrupt keys.
+    that date and on the owner read, so a concurrent rewrite makes it retry, never corrupt
+    keys or cross owners. A row without ``item_id`` (written before owners were recorded)
+    belongs to the item its account row names; when that is unknown too, the user decides.
     """
     table = tables.transactions()
     for _ in range(3):
         with translated():
             item = table.get_item(
-                Key=keys.transaction_key(txn_id), ConsistentRead=True, ProjectionExpression="txn_date"
+                Key=keys.transaction_key(txn_id),
+                ConsistentRead=True,
+                ProjectionExpression="txn_date, user_id, item_id, acct_id",
             ).get("Item")
         if item is None:
-            return False
+            return SoftDelete.MISSING
+        if not _owned_by(item, user_id, item_id):
+            return SoftDelete.NOT_OWNER
         txn_date = str(item["txn_date"])
         removed_sk = keys.removed(keys.transaction_date_sk(txn_date, txn_id))
+        condition = "attribute_exists(PK) AND txn_date = :d AND user_id = :u AND "
+        condition += "item_id = :i" if item.get("item_id") else "attribute_not_exists(item_id)"
+        values: dict[str, Any] = {":t": True, ":sk": removed_sk, ":d": txn_date, ":u": user_id}
+        if item.get("item_id"):
+            values[":i"] = item_id
         try:
             with translated():
                 table.update_item(
                     Key=keys.transaction_key(txn_id),
                     UpdateExpression="SET txn_removed = :t, " + ", ".join(f"GSI{n}SK = :sk" for n in GSI_NUMBERS),
-                    ConditionExpression="attribute_exists(PK) AND txn_date = :d",
-                    ExpressionAttributeValues={":t": True, ":sk": removed_sk, ":d": txn_date},
+                    ConditionExpression=condition,
+                    ExpressionAttributeValues=values,
                 )
-            return True
+            return SoftDelete.REMOVED
         except ConditionFailedError:
             continue
     raise ConditionFailedError(f"transaction {txn_id} kept changing while being removed")
+
+
+def _owned_by(row: Mapping[str, Any], user_id: str, item_id: str) -> bool:
+    if row.get("user_id") != user_id:
+        return False
+    if row.get("item_id"):
+        return bool(row["item_id"] == item_id)
+    if not row.get("acct_id"):
+        return True
+    with translated():
+        account = (
+            tables.transactions()
+            .get_item(Key=keys.account_key(user_id, str(row.get("acct_id", ""))), ProjectionExpression="item_id")
+            .get("Item")
+        )
+    return not account or account.get("item_id") in (None, "", item_id)
 
 
 # --- reads ----------------------------------------------------------------------------

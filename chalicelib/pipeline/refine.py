@@ -44,7 +44,7 @@ def refine_page(user_id: str, item_id: str, response: Mapping[str, Any]) -> Refi
             accounts.append(account)
     skipped_ids = set(skipped)
     txns = [
-        refine_transaction(user_id, raw)
+        refine_transaction(user_id, raw, item_id)
         for raw in response.get("transactions") or []
         if not (isinstance(raw, Mapping) and raw.get("account_id") in skipped_ids)
     ]
@@ -112,7 +112,7 @@ def _date(value: Any, what: str) -> date:
         raise UnconvertibleRecordError(f"bad {what}: {value!r}") from exc
 
 
-def refine_transaction(user_id: str, raw: Any) -> Transaction:
+def refine_transaction(user_id: str, raw: Any, item_id: str | None = None) -> Transaction:
     if not isinstance(raw, Mapping):
         raise UnconvertibleRecordError("null transaction")
     txn_id, acct_id = raw.get("transaction_id"), raw.get("account_id")
@@ -146,6 +146,7 @@ def refine_transaction(user_id: str, raw: Any) -> Transaction:
         iso_currency_code=str(currency),
         merchant_logo_url=counterparty_logo,
         merchant_website=raw.get("website"),
+        item_id=item_id,
     )
 
 

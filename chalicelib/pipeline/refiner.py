@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from chalicelib.aws.messaging import send_message
-from chalicelib.data import accounts, balances, removes, transactions
+from chalicelib.data import accounts, balances, ownership, removes, transactions
 from chalicelib.data.ttl import utcnow
 from chalicelib.errors import BatchUnprocessedError, InvalidRequestError, ThrottledError, ValidationError
 from chalicelib.events import publisher
@@ -85,12 +85,11 @@ def _apply_page(record: PageRecord, now: datetime) -> RecordOutcome:
     rows += [balances.balance_item(a, balance_day(a, now), now) for a in page.accounts]
     accounts.put_account_items(rows)
 
-    dead = removes.tombstoned(t.txn_id for t in page.transactions)
+    dead, live = _sort_by_owner(record, page.transactions)
     if dead:
         removes.put_remove_items(removes.remove_item(t, record.user_id, record.item_id, now) for t in sorted(dead))
         body = json.dumps({"user_id": record.user_id, "removed": sorted(dead)}, separators=(",", ":"))
         send_message(get_settings().replay_feeder_queue, body)
-    live = [t for t in page.transactions if t.txn_id not in dead]
     written = transactions.put_transaction_items(transactions.transaction_item(t, now) for t in live)
 
     if record.last_page and page.transactions:
@@ -98,11 +97,62 @@ def _apply_page(record: PageRecord, now: datetime) -> RecordOutcome:
     return RecordOutcome(written, len(dead))
 
 
+def _sort_by_owner(record: PageRecord, page: list[transactions.Transaction]) -> tuple[set[str], list[Any]]:
+    """Split a page into ids this item removed earlier (re-tombstoned) and rows to write.
+
+    A transaction whose row belongs to another user or item is neither: it is left alone
+    (logged and counted). A tombstone of another owner does not apply to this one.
+    """
+    user, item = record.user_id, record.item_id
+    found = ownership.stored_owners(t.txn_id for t in page)
+    dead: set[str] = set()
+    live: list[transactions.Transaction] = []
+    for txn in page:
+        row = found.transactions.get(txn.txn_id)
+        if row is not None and not row.admits(user, item):
+            ownership.report_mismatch("transaction", "write", txn.txn_id, user, item, row)
+            continue
+        tomb = found.tombstones.get(txn.txn_id)
+        if tomb is not None and tomb.admits(user, item):
+            dead.add(txn.txn_id)
+            continue
+        if tomb is not None:
+            ownership.report_mismatch("tombstone", "block", txn.txn_id, user, item, tomb)
+        live.append(txn)
+    return dead, live
+
+
+def _other_owner(
+    found: ownership.StoredOwners, txn_id: str, user: str, item: str
+) -> tuple[str, ownership.Owner] | None:
+    """The stored row of ``txn_id`` (tombstone first) that belongs to someone else, if any."""
+    for kind, owner in (("tombstone", found.tombstones.get(txn_id)), ("transaction", found.transactions.get(txn_id))):
+        if owner is not None and not owner.admits(user, item):
+            return kind, owner
+    return None
+
+
 def _apply_removed(record: PageRecord, now: datetime) -> int:
+    """Tombstone and soft-delete the removed ids of this user's item, and no one else's rows."""
+    user, item = record.user_id, record.item_id
     ids = list(dict.fromkeys(record.removed or []))
+    found = ownership.stored_owners(ids)
+    claimed: list[str] = []
+    for txn_id in ids:
+        mismatch = _other_owner(found, txn_id, user, item)
+        if mismatch is not None:
+            ownership.report_mismatch(mismatch[0], "remove", txn_id, user, item, mismatch[1])
+            continue
+        claimed.append(txn_id)
     # Tombstones first: from then on a late copy of the transaction cannot resurrect it.
-    removes.put_remove_items(removes.remove_item(t, record.user_id, record.item_id, now) for t in ids)
-    return sum(transactions.soft_delete(t) for t in ids)
+    removes.put_remove_items(removes.remove_item(t, user, item, now) for t in claimed)
+    removed = 0
+    for txn_id in claimed:
+        outcome = transactions.soft_delete(txn_id, user, item)
+        if outcome is transactions.SoftDelete.NOT_OWNER:  # changed owner since the read
+            ownership.report_mismatch("transaction", "remove", txn_id, user, item, ownership.Owner(None, None))
+        removed += outcome is transactions.SoftDelete.REMOVED
+    return removed
 
 
 def handle_kinesis_event(event: Mapping[str, Any], now: datetime | None = None) -> dict[str, list[dict[str, str]]]:

@@ -86,7 +86,7 @@ def test_removed_transactions_are_not_listed_but_are_readable_by_id(api: Api, us
     acct = uid("acct")
     kept, gone = (a_transaction(user_id, acct, date(2026, 11, 2)) for _ in range(2))
     store_transactions([kept, gone])
-    assert transactions.soft_delete(gone.txn_id)
+    assert transactions.soft_delete(gone.txn_id, user_id, "any-item") is transactions.SoftDelete.REMOVED
     # WHEN the user lists and reads them
     listed = api.get(LIST, path={"user_id": user_id}).json()["transactions"]
     read = api.get(ONE, path={"user_id": user_id, "txn_id": gone.txn_id})

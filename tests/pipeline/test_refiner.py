@@ -313,3 +313,82 @@ def test_failed_records_are_counted_with_their_result_and_throttle_tags(
     failures = [m for m in emitted_metrics(capsys.readouterr().out) if "txn.refiner.record.failed" in m]
     tags = sorted((m["result"], m.get("throttle")) for m in failures)
     assert tags == [("retried", "false"), ("skipped", None)]
+
+
+# --- removals touch only their owner's rows ---------------------------------------------
+
+
+def refine(*records: Any, now: datetime = NOW) -> None:
+    for record in records:
+        assert refine_records(kinesis_inputs(record), now=now) == {"batchItemFailures": []}
+
+
+def test_a_removal_naming_another_users_transaction_is_not_applied(
+    aws_endpoint: str, user_id: str, service_logs: list[Any]
+) -> None:
+    # GIVEN a victim's stored transaction
+    victim, victim_item = uid("user"), uid("item")
+    account = plaid_account()
+    theirs = plaid_transaction(account["account_id"])
+    refine(page_record(victim, victim_item, transactions_response([account], [theirs])))
+    # WHEN a removal for another user's item lists it
+    refine(page_record(user_id, uid("item"), removed=[theirs["transaction_id"]]))
+    # THEN the victim's row is untouched and still listed, no tombstone was written, and it was logged
+    row = transactions.get_transaction(theirs["transaction_id"])
+    assert row is not None and not row.removed and row.user_id == victim
+    assert [t.txn_id for t in transactions.list_transactions(victim).transactions] == [theirs["transaction_id"]]
+    assert raw_item(keys.remove_key(theirs["transaction_id"])) is None
+    assert any(r.getMessage() == "payload names a row of another owner; not applied" for r in service_logs)
+    # AND the victim's own removal still works
+    refine(page_record(victim, victim_item, removed=[theirs["transaction_id"]]))
+    gone = transactions.get_transaction(theirs["transaction_id"])
+    assert gone is not None and gone.removed
+
+
+def test_a_removal_from_another_item_of_the_same_user_is_not_applied(aws_endpoint: str, user_id: str) -> None:
+    account = plaid_account()
+    txn = plaid_transaction(account["account_id"])
+    refine(page_record(user_id, "item-a", transactions_response([account], [txn])))
+    refine(page_record(user_id, "item-b", removed=[txn["transaction_id"]]))
+    row = transactions.get_transaction(txn["transaction_id"])
+    assert row is not None and not row.removed and row.item_id == "item-a"
+
+
+def test_an_early_removal_waits_only_for_its_own_users_transaction(aws_endpoint: str, user_id: str) -> None:
+    # GIVEN another user's item removed an id before any row existed (its tombstone records that owner)
+    account = plaid_account()
+    txn = plaid_transaction(account["account_id"])
+    stranger = uid("user")
+    refine(page_record(stranger, uid("item"), removed=[txn["transaction_id"]]))
+    tomb = raw_item(keys.remove_key(txn["transaction_id"]))
+    assert tomb is not None and tomb["user_id"] == stranger
+    # WHEN this user's page carries that transaction
+    refine(page_record(user_id, "item", transactions_response([account], [txn])))
+    # THEN the stranger's tombstone does not block it: it is stored and listed
+    assert [t.txn_id for t in transactions.list_transactions(user_id).transactions] == [txn["transaction_id"]]
+    # AND the tombstone still belongs to the stranger (this user's removal never took it over)
+    assert raw_item(keys.remove_key(txn["transaction_id"]))["user_id"] == stranger  # type: ignore[index]
+
+
+def test_a_page_never_overwrites_another_users_transaction(aws_endpoint: str, user_id: str) -> None:
+    account = plaid_account()
+    txn = plaid_transaction(account["account_id"], amount=10.0)
+    victim = uid("user")
+    refine(page_record(victim, "victim-item", transactions_response([account], [txn])))
+    copy = {**txn, "amount": 999.0}
+    refine(page_record(user_id, "item", transactions_response([account], [copy])))
+    row = transactions.get_transaction(txn["transaction_id"])
+    assert row is not None and (row.user_id, row.amount) == (victim, 1000)
+    assert transactions.list_transactions(user_id).transactions == []
+
+
+def test_a_legacy_row_without_an_item_is_removed_by_its_accounts_item(aws_endpoint: str, user_id: str) -> None:
+    # GIVEN a transaction row written before owners were recorded (no item_id) on an account of item-a
+    account = plaid_account()
+    refine(page_record(user_id, "item-a", transactions_response([account], [])))
+    txn = transactions.Transaction(user_id, account["account_id"], uid("txn"), 500, date(2026, 11, 2))
+    transactions.put_transaction_items([transactions.transaction_item(txn, NOW)])
+    # WHEN item-b's removal names it, then item-a's
+    assert transactions.soft_delete(txn.txn_id, user_id, "item-b") is transactions.SoftDelete.NOT_OWNER
+    assert transactions.soft_delete(txn.txn_id, user_id, "item-a") is transactions.SoftDelete.REMOVED
+    assert transactions.soft_delete(uid("txn"), user_id, "item-a") is transactions.SoftDelete.MISSING

@@ -27,6 +27,7 @@ def link_fake_item(plaid: FakePlaid, user_id: str, **options: Any) -> FakeItem:
             institution_name=fake.institution_name,
             created_at=now.isoformat(),
             main_account_id=fake.roles().get("checking"),
+            link_accounts=frozenset((a["mask"], a["type"], a["subtype"]) for a in fake.accounts.values()),
         ),
         now,
     )

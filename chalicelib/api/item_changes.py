@@ -4,9 +4,8 @@ Removals and main-account changes are each recorded in ``plaid-account-changes``
 main account *before* the change and ``is_override`` = the change was made by a service
 (support, back office) rather than the user. Under retries:
 
-* removal: revoke at Plaid (already revoked counts as done), mark REMOVED (idempotent), then
-  record the change unless the item already has an ``ITEM_REMOVED`` row, so a retry after
-  any partial failure ends with exactly one row;
+* removal: :mod:`chalicelib.pipeline.removal` (mark REMOVED, record the change at the removal
+  instant, revoke), so a retry after any partial failure ends with exactly one row;
 * main account: the change is recorded *before* the item is updated, so a failure can never
   lose the record; a retried failure may leave one extra row for the same change (harmless
   to the change check, which asks whether anything changed).
@@ -29,11 +28,8 @@ from chalicelib.data.account_changes import (
 from chalicelib.data.items import Item, ItemStatus
 from chalicelib.data.webhook_info import WebhookSource
 from chalicelib.errors import NotFoundError
+from chalicelib.pipeline import removal
 from chalicelib.pipeline.intake import enqueue_synthetic
-from chalicelib.pipeline.lifecycle import revoke_at_plaid
-
-#: How far back removal records are searched to keep one row per removed item.
-REMOVAL_LOOKBACK = 500
 
 
 class AccountNotOnItemError(NotFoundError):
@@ -63,31 +59,16 @@ def remine(user_id: str, item_id: str, webhook_code: str, now: datetime) -> dict
 
 
 def remove_item(user_id: str, item_id: str, reason: str | None, *, is_override: bool, now: datetime) -> Item:
-    """Disconnect the item (see the module docstring); removing a removed item is a no-op."""
+    """Disconnect the item (:func:`chalicelib.pipeline.removal.remove_item`); ``reason="MX"`` forces it.
+
+    Removing a removed item answers it unchanged, after finishing any step its removal left
+    undone (a retry after a failure ends exactly where a clean removal ends).
+    """
     item = _existing_item(user_id, item_id)
-    removed = item
-    if item.status is not ItemStatus.REMOVED:
-        revoke_at_plaid(item)
-        removed = items.mark_removed(user_id, item_id, reason)
-    record_removal_once(item, is_override=is_override, now=now)
-    return removed
-
-
-def record_removal_once(item: Item, *, is_override: bool, now: datetime) -> None:
-    """One ``ITEM_REMOVED`` row per item, whatever the number of attempts."""
-    recorded = account_changes(item.user_id, limit=REMOVAL_LOOKBACK)
-    if any(c.item_id == item.item_id and c.change_type is ChangeType.ITEM_REMOVED for c in recorded):
-        return
-    record_account_change(
-        AccountChange(
-            user_id=item.user_id,
-            item_id=item.item_id,
-            change_date=now,
-            change_type=ChangeType.ITEM_REMOVED,
-            account_id=item.main_account_id,
-            is_override=is_override,
-        )
+    removed = removal.remove_item(
+        item, removal.api_removal(reason == items.REMOVED_REASON_MX, is_override=is_override), now
     )
+    return removed.item
 
 
 def change_main_account(user_id: str, item_id: str, account_id: str, *, is_override: bool, now: datetime) -> Item:
@@ -110,7 +91,7 @@ def change_main_account(user_id: str, item_id: str, account_id: str, *, is_overr
             is_override=is_override,
         )
     )
-    items.set_main_account(user_id, item_id, account_id)
+    items.set_main_account(user_id, item_id, account_id, changed_at=now)
     return _existing_item(user_id, item_id)
 
 

@@ -6,13 +6,13 @@ live item of the same institution (see below), then queue a synthetic TRANSACTIO
 HISTORICAL_UPDATE (``FROM_ADD_ITEM`` / ``FROM_LAYER_STUB``) so the new item is mined now
 rather than when Plaid's own webhooks arrive. The window is 180 days, what Link asked for.
 
-**Re-linking rule.** A user has at most one live (not REMOVED) item per institution: the
-newest link wins. Linking an institution the user already has removes the older item(s)
-there: REMOVED with reason :data:`REMOVED_REASON_RELINKED`, one ``ITEM_REMOVED`` row in
-``plaid-account-changes`` (with the old main account), and the old token revoked at Plaid.
-The revoke comes last and its failure does not fail the link (the public token is already
-spent, so the client could not retry): it is logged and counted as
-``api.item.revoke_failed`` for follow-up.
+**Re-link rule** (:mod:`chalicelib.pipeline.relink`): linking a login the user already has
+(same institution, equal set of account masks, types and subtypes as Plaid listed them at
+link time) replaces the older item; the newest link survives. The older item is removed by
+:func:`chalicelib.pipeline.removal.remove_item` (reason
+:data:`~chalicelib.data.items.REMOVED_REASON_RELINKED`). A failure part way never fails the
+link (the public token is already spent, so the client could not retry): the queued
+synthetic webhook's handling finishes it.
 """
 
 from __future__ import annotations
@@ -23,20 +23,19 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from chalicelib.api.errors import BadRequestBodyError
-from chalicelib.api.item_changes import record_removal_once
 from chalicelib.data import institutions, items, layers
 from chalicelib.data.items import Item, ItemStatus
 from chalicelib.data.ttl import LAYER_TTL_DAYS, days_from, epoch, iso_timestamp
 from chalicelib.data.webhook_info import WebhookSource
-from chalicelib.errors import NotFoundError
+from chalicelib.errors import NotFoundError, ServiceError
 from chalicelib.observability import count, logger
+from chalicelib.pipeline import relink
 from chalicelib.pipeline.intake import enqueue_synthetic
-from chalicelib.pipeline.lifecycle import revoke_at_plaid
 from chalicelib.plaid.client import get_plaid
 from chalicelib.plaid.errors import PlaidError, PlaidInvalidInputError
 from chalicelib.settings import get_settings
 
-REMOVED_REASON_RELINKED = "relinked: replaced by a new link to the same institution"
+REMOVED_REASON_RELINKED = items.REMOVED_REASON_RELINKED
 ADD_ITEM_WEBHOOK_CODE = "HISTORICAL_UPDATE"
 INVALID_PUBLIC_TOKEN = "INVALID_PUBLIC_TOKEN"  # noqa: S105 - a Plaid error code
 
@@ -132,18 +131,65 @@ def _link(
         main_account_id=main_account_id,
         source=items.ITEM_SOURCE_PREQUAL if purpose == "PREQUAL" else None,
         ttl=epoch(now + timedelta(days=get_settings().pending_item_ttl_days)) if pending else None,
+        link_accounts=_link_accounts(item_id, access_token),
     )
     if not items.create_item(item, now):
         stored = items.get_item(user_id, item_id)
         if stored is None:  # created and expired in between: nothing left to link
             raise items.ItemNotFoundError(f"item {item_id} not found")
         item = stored
-    replaced = retire_duplicates(item, is_override=is_override, now=now)
-    enqueue_synthetic(
-        source.value, {"webhook_type": "TRANSACTIONS", "webhook_code": ADD_ITEM_WEBHOOK_CODE, "item_id": item_id}, now
-    )
+    payload: dict[str, Any] = {
+        "webhook_type": "TRANSACTIONS",
+        "webhook_code": ADD_ITEM_WEBHOOK_CODE,
+        "item_id": item_id,
+    }
+    if is_override:
+        payload["is_override"] = True
+    # Queued before the re-link rule runs: the miner applies the rule again for this message.
+    enqueue_synthetic(source.value, payload, now)
+    replaced = _apply_relink_rule(item, is_override=is_override, now=now)
     count("api.item.linked", source=source.value)
     return LinkedItem(item, replaced)
+
+
+def _link_accounts(item_id: str, access_token: str) -> frozenset[items.LinkAccount] | None:
+    """The item's accounts as Plaid lists them now, at link time (None if Plaid does not answer).
+
+    They decide whether a later link is the same login; unknown accounts never match.
+    """
+    try:
+        response = get_plaid().accounts_get(access_token)
+    except PlaidError as exc:
+        logger.warning("accounts unknown at link time", extra={"item_id": item_id, "plaid_error": exc.describe()})
+        count("api.item.link_accounts_unknown")
+        return None
+    accounts = response.get("accounts") or []
+    found = frozenset(
+        (_text(a.get("mask")), _text(a.get("type")), _text(a.get("subtype"))) for a in accounts if isinstance(a, dict)
+    )
+    return found or None
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value is not None else None
+
+
+def _apply_relink_rule(item: Item, *, is_override: bool, now: datetime) -> tuple[str, ...]:
+    """The re-link rule, in the request: best effort, because the public token is spent.
+
+    The items it replaces are decided here and answered; if removing them fails part way,
+    the queued synthetic webhook's handling finishes it (``api.item.relink_deferred``).
+    """
+    older = relink.older_logins(item)
+    try:
+        return relink.retire(item, older, is_override=is_override, now=now)
+    except ServiceError as exc:
+        logger.warning(
+            "re-link rule not finished in the request; the item's first mine finishes it",
+            extra={"item_id": item.item_id, "error_class": type(exc).__name__},
+        )
+        count("api.item.relink_deferred")
+        return tuple(o.item_id for o in older)
 
 
 def _institution_name(institution_id: str | None) -> str | None:
@@ -151,28 +197,6 @@ def _institution_name(institution_id: str | None) -> str | None:
         return None
     found = institutions.get_institution(institution_id)
     return found.name if found else None
-
-
-def retire_duplicates(item: Item, *, is_override: bool, now: datetime) -> tuple[str, ...]:
-    """Remove the user's other live items at ``item``'s institution (the re-linking rule)."""
-    if not item.institution_id:
-        return ()
-    retired: list[Item] = []
-    for other in items.list_items(item.user_id):
-        if other.item_id == item.item_id or other.status is ItemStatus.REMOVED:
-            continue
-        if other.institution_id != item.institution_id:
-            continue
-        items.mark_removed(other.user_id, other.item_id, REMOVED_REASON_RELINKED)
-        record_removal_once(other, is_override=is_override, now=now)
-        retired.append(other)
-    for other in retired:
-        try:
-            revoke_at_plaid(other)
-        except PlaidError:
-            logger.warning("revoke of a re-linked item failed", extra={"item_id": other.item_id})
-            count("api.item.revoke_failed")
-    return tuple(o.item_id for o in retired)
 
 
 # --- Layer ----------------------------------------------------------------------------

@@ -58,7 +58,17 @@ class AccountChange:
     is_override: bool = False
 
     def same_change(self, other: AccountChange) -> bool:
-        """Whether ``other`` records the same event (everything but the instant)."""
+        """Whether ``other`` records the same event (everything but the instant).
+
+        An item is removed once (REMOVED is final), so a removal row of the same item is the
+        same removal whoever retried it.
+        """
+        if self.change_type is ChangeType.ITEM_REMOVED:
+            return (self.user_id, self.item_id, other.change_type) == (
+                other.user_id,
+                other.item_id,
+                ChangeType.ITEM_REMOVED,
+            )
         return (self.user_id, self.item_id, self.change_type, self.account_id, self.is_override) == (
             other.user_id,
             other.item_id,

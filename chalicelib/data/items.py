@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -44,6 +44,11 @@ ITEM_SOURCE_PREQUAL = "PREQUAL"
 REMOVED_REASON_MX = "MX"
 REMOVED_REASON_PREQUAL_EXPIRED = "item expired, user did not complete prequal"
 REMOVED_REASON_REACTIVATION_EXPIRED = "item expired, user did not complete reactivation"
+#: The re-link rule's reason (its documented text; the rule now matches the same login, not just the institution).
+REMOVED_REASON_RELINKED = "relinked: replaced by a new link to the same institution"
+
+#: One account as Plaid described it when the item was linked: (mask, type, subtype).
+LinkAccount = tuple[str | None, str | None, str | None]
 #: Optimistic retries of a read-modify-write on the processor-token list.
 MAX_TOKEN_ATTEMPTS = 3
 
@@ -89,6 +94,15 @@ class Item:
     removed_reason: str | None = None
     processor_tokens: tuple[ProcessorToken, ...] = ()
     ttl: int | None = None
+    #: Which removal path removed it (``chalicelib.pipeline.removal.RemovalCause``) and when.
+    removed_cause: str | None = None
+    removed_at: str | None = None
+    #: The newer item of the same login that replaced it (re-link rule).
+    replaced_by: str | None = None
+    #: Its accounts as Plaid listed them at link time; None when unknown (linked before this was kept).
+    link_accounts: frozenset[LinkAccount] | None = None
+    #: When ``main_account_id`` was last changed through the API (None: never since linking).
+    main_account_changed_at: str | None = None
 
     @property
     def is_prequal(self) -> bool:
@@ -154,6 +168,11 @@ def item_item(item: Item, now: datetime) -> dict[str, Any]:
         "item_removed_reason": item.removed_reason,
         "item_processor_tokens": _tokens(item.processor_tokens),
         "ttl": item.ttl,
+        "item_removed_cause": item.removed_cause,
+        "item_removed_at": item.removed_at,
+        "item_replaced_by": item.replaced_by,
+        "item_link_accounts": link_accounts_list(item.link_accounts),
+        "main_account_changed_at": item.main_account_changed_at,
     }
     row.update({k: v for k, v in optional.items() if v not in (None, "", [])})
     return row
@@ -163,6 +182,27 @@ def _tokens(tokens: Sequence[ProcessorToken]) -> list[dict[str, str]]:
     return [
         {"processor": t.processor, "processor_token": t.processor_token, "account_id": t.account_id} for t in tokens
     ]
+
+
+def link_accounts_list(accounts: frozenset[LinkAccount] | None) -> list[dict[str, str | None]] | None:
+    """The stored shape of the link-time accounts (sorted, so a rewrite is byte-identical)."""
+    if not accounts:
+        return None
+    return [
+        {"mask": m, "type": t, "subtype": s} for m, t, s in sorted(accounts, key=lambda a: tuple(x or "" for x in a))
+    ]
+
+
+def link_accounts_from(raw: Any) -> frozenset[LinkAccount] | None:
+    if not raw:
+        return None
+    return frozenset(
+        (_text(a.get("mask")), _text(a.get("type")), _text(a.get("subtype"))) for a in raw if isinstance(a, Mapping)
+    )
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value is not None else None
 
 
 def from_item(row: Mapping[str, Any]) -> Item:
@@ -189,12 +229,29 @@ def from_item(row: Mapping[str, Any]) -> Item:
             for t in row.get("item_processor_tokens", ())
         ),
         ttl=int(row["ttl"]) if row.get("ttl") is not None else None,
+        removed_cause=row.get("item_removed_cause"),
+        removed_at=row.get("item_removed_at"),
+        replaced_by=row.get("item_replaced_by"),
+        link_accounts=link_accounts_from(row.get("item_link_accounts")),
+        main_account_changed_at=row.get("main_account_changed_at"),
     )
 
 
-def as_removed(item: Item, reason: str | None) -> Item:
-    """``item`` as REMOVED with ``reason`` and no ttl (pure; the feeder's write-back)."""
-    return replace(item, status=ItemStatus.REMOVED, removed_reason=reason or item.removed_reason, ttl=None)
+def as_removed(item: Item, reason: str | None, *, cause: str | None = None, removed_at: datetime | None = None) -> Item:
+    """``item`` as REMOVED with ``reason`` and no ttl (pure; the feeder's write-back).
+
+    An item that was already REMOVED keeps its reason, cause and instant.
+    """
+    if item.status is ItemStatus.REMOVED:
+        return replace(item, removed_reason=item.removed_reason or reason, ttl=None)
+    return replace(
+        item,
+        status=ItemStatus.REMOVED,
+        removed_reason=reason or item.removed_reason,
+        removed_cause=cause,
+        removed_at=iso_timestamp(removed_at) if removed_at else None,
+        ttl=None,
+    )
 
 
 def as_persisted(item: Item) -> Item:
@@ -238,11 +295,62 @@ def refresh_from_plaid(item: Item, response: Mapping[str, Any]) -> Item:
 
 
 def mark_removed(user_id: str, item_id: str, reason: str | None = None) -> Item:
-    """Set REMOVED (idempotent), with ``reason`` when given; clears ``ttl``."""
-    values: dict[str, Any] = {"item_status": ItemStatus.REMOVED.value, "ttl": None}
-    if reason:
-        values["item_removed_reason"] = reason
-    return _update(user_id, item_id, values, guard_removed=False)
+    """Set REMOVED (idempotent; the first removal's reason stays); clears ``ttl``."""
+    return mark_removed_once(user_id, item_id, reason=reason)[0]
+
+
+def mark_removed_once(
+    user_id: str,
+    item_id: str,
+    *,
+    reason: str | None = None,
+    cause: str | None = None,
+    removed_at: datetime | None = None,
+    replaced_by: str | None = None,
+) -> tuple[Item, bool]:
+    """Make the item REMOVED unless it already is; ``(stored item, whether this call removed it)``.
+
+    The first removal wins: its reason, cause, instant and replacing item stay, whatever
+    removal comes later. Removal clears ``ttl``. Raises :class:`ItemNotFoundError`.
+    """
+    values: dict[str, Any] = {
+        "item_status": ItemStatus.REMOVED.value,
+        "ttl": None,
+        "item_removed_reason": reason or None,
+        "item_removed_cause": cause,
+        "item_removed_at": iso_timestamp(removed_at) if removed_at else None,
+        "item_replaced_by": replaced_by,
+    }
+    try:
+        return _update(
+            user_id, item_id, {k: v for k, v in values.items() if v is not None or k == "ttl"}, guard_removed=True
+        ), True
+    except ItemRemovedError:
+        current = get_item(user_id, item_id)
+        if current is None:
+            raise ItemNotFoundError(f"item {item_id} of user {user_id} not found") from None
+        return current, False
+
+
+def stamp_removed_at(user_id: str, item_id: str, removed_at: datetime) -> Item:
+    """Give a REMOVED item that has no removal instant one (rows removed before instants were kept).
+
+    Conditional on there being none, so concurrent callers agree on the first stamp.
+    """
+    try:
+        with translated():
+            tables.plaid().update_item(
+                Key=keys.item_key(user_id, item_id),
+                UpdateExpression="SET item_removed_at = :t",
+                ConditionExpression="attribute_exists(PK) AND attribute_not_exists(item_removed_at)",
+                ExpressionAttributeValues={":t": iso_timestamp(removed_at)},
+            )
+    except ConditionFailedError:
+        pass
+    current = get_item(user_id, item_id)
+    if current is None:
+        raise ItemNotFoundError(f"item {item_id} of user {user_id} not found")
+    return current
 
 
 def set_item_ttl(user_id: str, item_id: str, expires_at: datetime) -> Item:
@@ -255,16 +363,17 @@ def persist_item(user_id: str, item_id: str) -> Item:
     return _update(user_id, item_id, {"ttl": None}, guard_removed=False)
 
 
-def set_main_account(user_id: str, item_id: str, account_id: str) -> str | None:
-    """Set the item's main account; return the previous one (for the account-change row)."""
+def set_main_account(user_id: str, item_id: str, account_id: str, changed_at: datetime | None = None) -> str | None:
+    """Set the item's main account (and when it changed); return the previous one (for the account-change row)."""
     table = tables.plaid()
+    stamp = iso_timestamp(changed_at or datetime.now(UTC))
     try:
         with translated():
             response = table.update_item(
                 Key=keys.item_key(user_id, item_id),
-                UpdateExpression="SET main_account_id = :a",
+                UpdateExpression="SET main_account_id = :a, main_account_changed_at = :t",
                 ConditionExpression="attribute_exists(PK) AND item_status <> :removed",
-                ExpressionAttributeValues={":a": account_id, ":removed": ItemStatus.REMOVED.value},
+                ExpressionAttributeValues={":a": account_id, ":t": stamp, ":removed": ItemStatus.REMOVED.value},
                 ReturnValues="UPDATED_OLD",
             )
     except ConditionFailedError as exc:

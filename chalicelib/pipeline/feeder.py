@@ -32,20 +32,16 @@ from boto3.dynamodb.types import TypeDeserializer
 
 from chalicelib.data import accounts, items, keys, layers
 from chalicelib.data.ttl import utcnow
-from chalicelib.errors import DataError, InvalidRequestError, ServiceError, ValidationError
+from chalicelib.errors import InvalidRequestError, ValidationError
 from chalicelib.events import publisher
 from chalicelib.observability import count, logger
 from chalicelib.peers import UserNotFoundError, get_user_service
-from chalicelib.plaid.client import get_plaid
-from chalicelib.plaid.errors import PlaidError, PlaidItemNotFoundError
+from chalicelib.pipeline import removal
 
 #: Who deletes a row whose TTL passed: Lambda puts this on exactly those REMOVE records.
 TTL_PRINCIPAL = "dynamodb.amazonaws.com"
 FAILED_METRIC = "txn.feeder.record.failed"
 PREQUAL_EXPIRY_METRIC = "txn.item.prequal.expiry"
-REVOKED_METRIC = "txn.feeder.token.revoked"
-#: Plaid answers these for a token that can never be revoked; retrying would only stall the shard.
-UNREVOCABLE_CODES = frozenset({"INVALID_ACCESS_TOKEN"})
 
 _deserializer = TypeDeserializer()
 
@@ -54,18 +50,8 @@ class UndecodableRecordError(ValidationError):
     """A stream record or image that does not decode into the entity it claims to be."""
 
 
-class UnrevocableTokenError(ServiceError):
-    """Plaid refused the token as malformed: no retry can revoke it."""
-
-
-class WriteBackRaceError(DataError):
-    """The expired row's key was taken and then freed again while writing it back; retry."""
-
-    retryable = True
-
-
 #: Failures no retry can fix: the record is logged and skipped.
-UNFIXABLE = (UndecodableRecordError, ValidationError, InvalidRequestError, UnrevocableTokenError)
+UNFIXABLE = (UndecodableRecordError, ValidationError, InvalidRequestError)
 
 
 class Outcome(StrEnum):
@@ -208,7 +194,7 @@ def expire_layer_stub(old_image: Mapping[str, Any]) -> Outcome:
         if items.get_item_by_id(entry.item_id) is not None:
             kept += 1
             continue
-        revoke_token(entry.item_id, entry.access_token)
+        removal.revoke_token(entry.item_id, entry.access_token)
         revoked += 1
     logger.info("expired Layer stub cleaned up", extra={"user_id": stub.user_id, "revoked": revoked, "kept": kept})
     return Outcome.LAYER_REVOKED
@@ -222,19 +208,24 @@ def expire_item(old_image: Mapping[str, Any], now: datetime) -> Outcome:
 
     TTL has already deleted the row; "keep" and "remove" both put it back from the old
     image, conditioned on the key being free, so a row created again since is never
-    overwritten. ``UserServiceError`` propagates: the record is retried.
+    overwritten. Removal is :func:`chalicelib.pipeline.removal.remove_item` (write back
+    REMOVED, record the change, revoke). ``UserServiceError`` propagates: the record is retried.
     """
     item = _item_from(old_image)
-    if item.status is items.ItemStatus.REMOVED:
-        # Removal clears ttl, so only rows written before that rule get here: keep them removed.
-        return remove_expired_item(item, None, now)
-    if item.is_prequal and item.main_account_id and user_is_active(item.user_id):
+    if item.status is not items.ItemStatus.REMOVED and (
+        item.is_prequal and item.main_account_id and user_is_active(item.user_id)
+    ):
         if items.create_item(items.as_persisted(item), now):
             count(PREQUAL_EXPIRY_METRIC, outcome="persisted")
         logger.info("expired prequal item kept: the user is active", extra=_item_context(item))
         return Outcome.ITEM_PERSISTED
-    reason = items.REMOVED_REASON_PREQUAL_EXPIRED if item.is_prequal else items.REMOVED_REASON_REACTIVATION_EXPIRED
-    return remove_expired_item(item, reason, now)
+    # An already REMOVED image (rows removed before removal cleared ttl) keeps its reason.
+    outcome = removal.remove_item(item, removal.expiry_removal(item), now)
+    if outcome.recreated:
+        return Outcome.ITEM_RECREATED
+    if outcome.removed_now and item.is_prequal:
+        count(PREQUAL_EXPIRY_METRIC, outcome="removed")
+    return Outcome.ITEM_REMOVED
 
 
 def user_is_active(user_id: str) -> bool:
@@ -246,29 +237,6 @@ def user_is_active(user_id: str) -> bool:
         return False
 
 
-def remove_expired_item(item: items.Item, reason: str | None, now: datetime) -> Outcome:
-    """Write the item back REMOVED (no ttl), then revoke its token; safe to repeat.
-
-    The row goes back first: if revoking fails, the retry finds the REMOVED row and only
-    revokes. A row that exists and is *not* removed was created again after the expiry
-    (the user reconnected); its token is in use and is left alone.
-    """
-    written = items.create_item(items.as_removed(item, reason), now)
-    if written:
-        if item.is_prequal and item.status is not items.ItemStatus.REMOVED:
-            count(PREQUAL_EXPIRY_METRIC, outcome="removed")
-    else:
-        current = items.get_item(item.user_id, item.item_id)
-        if current is None:
-            raise WriteBackRaceError(f"item {item.item_id} vanished while being written back")
-        if current.status is not items.ItemStatus.REMOVED:
-            logger.warning("expired item was created again; left connected", extra=_item_context(item))
-            return Outcome.ITEM_RECREATED
-    revoke_token(item.item_id, item.access_token)
-    logger.info("expired item removed", extra={**_item_context(item), "reason": reason})
-    return Outcome.ITEM_REMOVED
-
-
 def _item_from(old_image: Mapping[str, Any]) -> items.Item:
     try:
         return items.from_item(old_image)
@@ -278,21 +246,6 @@ def _item_from(old_image: Mapping[str, Any]) -> items.Item:
 
 def _item_context(item: items.Item) -> dict[str, Any]:
     return {"user_id": item.user_id, "item_id": item.item_id, "item_source": item.source}
-
-
-def revoke_token(item_id: str, access_token: str) -> bool:
-    """Remove the item at Plaid (ends billing); ``False`` when Plaid had already removed it."""
-    try:
-        get_plaid().item_remove(access_token)
-    except PlaidItemNotFoundError:
-        logger.info("item already removed at Plaid", extra={"item_id": item_id})
-        return False
-    except PlaidError as exc:
-        if exc.error_code in UNREVOCABLE_CODES:
-            raise UnrevocableTokenError(f"Plaid refused the token of item {item_id}: {exc.error_code}") from exc
-        raise
-    count(REVOKED_METRIC)
-    return True
 
 
 # --- ACCOUNT rows -------------------------------------------------------------------------

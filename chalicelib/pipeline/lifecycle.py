@@ -1,11 +1,11 @@
 """ITEM, AUTH and LIABILITIES webhooks (seed 002's ITEM, AUTH and LIABILITIES tables).
 
-Every step is idempotent, so a redelivered message repeats the route safely: Plaid's
-``ITEM_NOT_FOUND`` on revoke means "already revoked", REMOVED is set idempotently, the
-Admin API note and Segment events carry keys derived from the message, and domain events
-carry ids derived from what they describe. The user must exist in the User Service
-before anything is said about them: ``UserNotFoundError`` drops the message (seed 002),
-any other User Service failure retries it.
+Every step is idempotent, so a redelivered message repeats the route safely. A
+``USER_PERMISSION_REVOKED`` is an item removal (:mod:`chalicelib.pipeline.removal`), which
+finishes on redelivery whichever of its steps failed. Segment events carry keys derived
+from the message, and domain events carry ids derived from what they describe. The user
+must exist in the User Service before anything is said about them: ``UserNotFoundError``
+drops the message (seed 002), any other User Service failure retries it.
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ from chalicelib.peers import (
     PLAID_ITEM_REPAIRED,
     UserNotFoundError,
     derive_key,
-    get_admin_api,
     get_payments_service,
     get_segment,
     get_user_service,
 )
+from chalicelib.pipeline import removal
 from chalicelib.pipeline.batches import DropMessageError
 from chalicelib.pipeline.messages import WebhookMessage
 from chalicelib.plaid.client import get_plaid
-from chalicelib.plaid.errors import CONNECTION_LOST_CODES, PlaidItemNotFoundError
+from chalicelib.plaid.errors import CONNECTION_LOST_CODES
 from chalicelib.settings import get_settings
 
 USER_PERMISSION_REVOKED = "USER_PERMISSION_REVOKED"
@@ -59,7 +59,7 @@ def route_item(message: WebhookMessage, item: items.Item, now: datetime) -> Upda
     elif code == "ERROR":
         _item_error(message, item)
     elif code == USER_PERMISSION_REVOKED:
-        _permission_revoked(message, item)
+        removal.remove_item(item, removal.permission_revoked_removal(), now)
     elif code == USER_ACCOUNT_REVOKED:
         publisher.connection_revoked(
             item.user_id, item.item_id, USER_ACCOUNT_REVOKED, message.message_id, message.payload.get("account_id")
@@ -79,25 +79,6 @@ def _item_error(message: WebhookMessage, item: items.Item) -> None:
     )
     if error_code in CONNECTION_LOST_CODES:
         publisher.connection_lost(item.user_id, item.item_id, error_code, message.message_id)
-
-
-def _permission_revoked(message: WebhookMessage, item: items.Item) -> None:
-    revoke_at_plaid(item)
-    items.mark_removed(item.user_id, item.item_id)
-    get_admin_api().add_note(
-        item.user_id,
-        f"Plaid item {item.item_id} removed: the user revoked permission at their bank",
-        idempotency_key=derive_key("admin_note.user_permission_revoked", item.item_id),
-    )
-    publisher.connection_revoked(item.user_id, item.item_id, USER_PERMISSION_REVOKED, message.message_id)
-
-
-def revoke_at_plaid(item: items.Item) -> None:
-    """Remove the item at Plaid (ends billing); already gone counts as done."""
-    try:
-        get_plaid().item_remove(item.access_token)
-    except PlaidItemNotFoundError:
-        logger.info("item already removed at Plaid", extra={"item_id": item.item_id})
 
 
 # --- AUTH -----------------------------------------------------------------------------

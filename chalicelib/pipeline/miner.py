@@ -5,8 +5,14 @@
 3. IDENTITY_VERIFICATION and SCREENING carry no item id: straight to the KYC handler.
 4. Look the item up by id; not found: dropped.
 5. A REMOVED item and ``source=FROM_LISTENER``: dropped.
-6. Refresh the item from Plaid (status, error code, products, update times).
+6. Refresh the item from Plaid (status, error code, products, update times), except for a
+   ``USER_PERMISSION_REVOKED``: that item is being removed, and a redelivery must get past
+   a token already revoked and a row already REMOVED to finish the removal.
 7. Route by type; every handled webhook writes a WEBHOOK_INFO row.
+
+A synthetic webhook for a newly linked item (``FROM_ADD_ITEM``, ``FROM_LAYER_STUB``) also
+applies the re-link rule (:mod:`chalicelib.pipeline.relink`) before it mines, so the rule
+completes under the queue's retries whatever happened to it during the link request.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from chalicelib.data import items, webhook_info
 from chalicelib.data.ttl import utcnow
 from chalicelib.data.webhook_info import UpdateInfo, WebhookInfo, WebhookSource
-from chalicelib.pipeline import kyc, lifecycle
+from chalicelib.pipeline import kyc, lifecycle, relink
 from chalicelib.pipeline.batches import DropMessageError
 from chalicelib.pipeline.messages import PageRecord, WebhookMessage, parse_webhook_message
 from chalicelib.pipeline.mining import ItemRef, mine_page, put_records
@@ -37,6 +43,8 @@ ALLOWED_ITEM_CODES = frozenset(
 #: TRANSACTIONS codes that mine, with their window in days.
 MINE_WINDOWS = {"DEFAULT_UPDATE": 14, "INITIAL_UPDATE": 30, "HISTORICAL_UPDATE": 180}
 TRANSACTIONS_REMOVED = "TRANSACTIONS_REMOVED"
+#: Synthetic sources that announce a newly linked item.
+LINK_SOURCES = frozenset({WebhookSource.FROM_ADD_ITEM.value, WebhookSource.FROM_LAYER_STUB.value})
 #: Plaid errors that end a DEFAULT_UPDATE mine without retry.
 END_DEFAULT_UPDATE_CODES = frozenset({"ITEM_LOGIN_REQUIRED", "NO_ACCOUNTS"})
 
@@ -66,7 +74,10 @@ def route_webhook(message: WebhookMessage, now: datetime) -> None:
         raise DropMessageError("item_not_found", item_id=message.item_id)
     if item.status == items.ItemStatus.REMOVED and message.source == WebhookSource.FROM_LISTENER:
         raise DropMessageError("listener_remine_of_removed_item", item_id=message.item_id)
-    item = refresh_item(item)
+    if message.source in LINK_SOURCES and item.status != items.ItemStatus.REMOVED:
+        relink.retire_older_logins(item, is_override=bool(message.payload.get("is_override")), now=now)
+    if not (kind == ITEM and code == lifecycle.USER_PERMISSION_REVOKED):
+        item = refresh_item(item)
     update_info = ROUTES[kind](message, item, now)
     webhook_info.record_webhook(
         WebhookInfo(

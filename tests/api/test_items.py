@@ -12,11 +12,13 @@ from chalicelib.data.account_changes import ChangeType
 from chalicelib.data.items import ItemStatus
 from chalicelib.data.ttl import utcnow
 from chalicelib.data.webhook_info import WebhookSource
+from chalicelib.settings import get_settings
 from ops.fakes.plaid import FakeItem, FakePlaid
 from ops.runtime import EventRuntime
 from tests.api.conftest import Api, error_code
 from tests.api.factories import an_account, store_account
 from tests.e2e.conftest import link_item
+from tests.faults import aws_fault, table_is
 
 pytestmark = pytest.mark.integration
 
@@ -79,21 +81,74 @@ def test_adding_an_item_saves_it_and_mines_it_at_once(
     assert again.status_code == 404 and error_code(again) == "not_found"
 
 
-def test_relinking_an_institution_leaves_one_live_item(api: Api, fake_plaid: FakePlaid, user_id: str) -> None:
-    # GIVEN a live item at an institution, with a main account
-    old = link_item(fake_plaid, user_id, transaction_count=1, loans=False)
-    # WHEN the user links the same institution again
-    new = fake_plaid.create_item(institution_id=old.institution_id, transaction_count=1, loans=False)
+def test_relinking_the_same_login_leaves_one_live_item(api: Api, fake_plaid: FakePlaid, user_id: str) -> None:
+    # GIVEN a live item, with a main account
+    old = fake_plaid.create_item(transaction_count=1, loans=False)
+    add(api, user_id, old, main_account_id=old.roles()["checking"])
+    # WHEN the user links the same login again (Plaid makes a new item with the same accounts)
+    new = fake_plaid.link_again(old, transaction_count=1)
     response = add(api, user_id, new)
-    # THEN the old item is removed (revoked at Plaid, recorded) and the new one is live
+    # THEN the old item is removed (revoked at Plaid, recorded, reason of the re-link) and the new one is live
     assert response.json()["replaced_item_ids"] == [old.item_id]
-    statuses = {i["item_id"]: i["status"] for i in api.get(ITEMS, path={"user_id": user_id}).json()["items"]}
-    assert statuses == {old.item_id: "REMOVED", new.item_id: "ACTIVE"}
+    listed = {i["item_id"]: i for i in api.get(ITEMS, path={"user_id": user_id}).json()["items"]}
+    assert {k: i["status"] for k, i in listed.items()} == {old.item_id: "REMOVED", new.item_id: "ACTIVE"}
+    assert listed[old.item_id]["removed_reason"] == "relinked: replaced by a new link to the same institution"
     assert old.removed
     changes = account_changes.account_changes(user_id)
     assert [(c.item_id, c.change_type, c.account_id) for c in changes] == [
         (old.item_id, ChangeType.ITEM_REMOVED, old.roles()["checking"])
     ]
+
+
+def test_a_relink_that_fails_in_the_request_is_finished_by_the_new_items_first_mine(
+    api: Api, fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
+) -> None:
+    # GIVEN a live item, and a second link of the same login during which the change row cannot be written
+    old = fake_plaid.create_item(transaction_count=1, loans=False)
+    add(api, user_id, old, main_account_id=old.roles()["checking"])
+    new = fake_plaid.link_again(old, transaction_count=1)
+    settings = get_settings()
+    changes_table = table_is(settings.account_changes_table)
+    with aws_fault("dynamodb", "PutItem", when=changes_table, region=settings.account_changes_region) as fault:
+        response = add(api, user_id, new)
+    # THEN the link still succeeds and names the item it replaces, whose removal is not finished
+    assert fault.hits == 1
+    assert response.status_code == 201 and response.json()["replaced_item_ids"] == [old.item_id]
+    assert not old.removed and account_changes.account_changes(user_id) == []
+    # WHEN the new item's synthetic webhook is handled
+    runtime.drain(timeout=60)
+    # THEN the removal is finished: recorded once, revoked once
+    assert old.removed
+    assert [(c.item_id, c.change_type) for c in account_changes.account_changes(user_id)] == [
+        (old.item_id, ChangeType.ITEM_REMOVED)
+    ]
+    stored = items.get_item(user_id, old.item_id)
+    assert stored is not None and (stored.status, stored.replaced_by) == (ItemStatus.REMOVED, new.item_id)
+
+
+def test_another_login_at_the_same_bank_keeps_both_items(api: Api, fake_plaid: FakePlaid, user_id: str) -> None:
+    # GIVEN a personal login at a bank
+    personal = fake_plaid.create_item(transaction_count=1, loans=False)
+    add(api, user_id, personal)
+    # WHEN the user links a business login at the same bank (other accounts)
+    business = fake_plaid.create_item(institution_id=personal.institution_id, transaction_count=1, loans=False)
+    response = add(api, user_id, business)
+    # THEN both stay live
+    assert response.json()["replaced_item_ids"] == []
+    statuses = {i["item_id"]: i["status"] for i in api.get(ITEMS, path={"user_id": user_id}).json()["items"]}
+    assert statuses == {personal.item_id: "ACTIVE", business.item_id: "ACTIVE"}
+    assert not personal.removed
+
+
+def test_an_older_item_whose_accounts_are_unknown_is_kept(api: Api, fake_plaid: FakePlaid, user_id: str) -> None:
+    # GIVEN an item linked before link-time accounts were kept
+    old = fake_plaid.create_item(transaction_count=1, loans=False)
+    items.create_item(items.Item(user_id, old.item_id, old.access_token, institution_id=old.institution_id), utcnow())
+    # WHEN the same login is linked again
+    response = add(api, user_id, fake_plaid.link_again(old, transaction_count=1))
+    # THEN nothing can prove it is the same login: both are kept
+    assert response.json()["replaced_item_ids"] == []
+    assert not old.removed
 
 
 def test_prequal_item_expires_until_persisted(api: Api, fake_plaid: FakePlaid, user_id: str) -> None:

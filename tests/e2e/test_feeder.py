@@ -7,6 +7,7 @@ already expired (a realistic epoch a minute in the past), so a sweep at "now" ta
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from datetime import timedelta
@@ -16,7 +17,7 @@ import boto3
 import pytest
 
 import app as app_module
-from chalicelib.data import accounts, items, layers
+from chalicelib.data import account_changes, accounts, items, layers
 from chalicelib.data.ttl import LAYER_TTL_DAYS, epoch, utcnow
 from chalicelib.events.publisher import NEW_ACCOUNT
 from chalicelib.plaid.client import get_plaid
@@ -113,6 +114,14 @@ def account(user_id: str, item_id: str, acct_id: str, *, current: int = 12_345) 
         mask="0000",
         balances=accounts.Balances(available=current - 1000, current=current, iso_currency_code="USD"),
     )
+
+
+def assert_written_back_removed(user_id: str, item: items.Item, reason: str) -> None:
+    """The row is the old image, REMOVED with ``reason`` and no ttl, its removal stamped as an expiry."""
+    back = items.get_item(user_id, item.item_id)
+    assert back is not None and back.removed_at is not None
+    assert back.removed_cause == "EXPIRED"
+    assert dataclasses.replace(back, removed_at=None, removed_cause=None) == items.as_removed(item, reason)
 
 
 def revoked(plaid: FakePlaid, fake: FakeItem) -> bool:
@@ -286,8 +295,7 @@ def test_an_expired_reactivation_item_is_removed_and_revoked(
     expire(runtime)
 
     # THEN it is REMOVED with the reactivation reason, without ttl, and revoked at Plaid
-    back = items.get_item(user_id, item.item_id)
-    assert back == items.as_removed(item, items.REMOVED_REASON_REACTIVATION_EXPIRED)
+    assert_written_back_removed(user_id, item, items.REMOVED_REASON_REACTIVATION_EXPIRED)
     assert revoked(fake_plaid, fake)
     # AND being an item of an active user did not matter: only prequal items are kept
     assert fake_peers.user_service.requests_to("GET", f"/v1/users/{user_id}") == []
@@ -345,8 +353,14 @@ def test_an_item_expiry_delivered_twice_leaves_one_removed_row_and_one_revocatio
     expire(runtime)
 
     # THEN the row is REMOVED once, the token revoked once (the repeat met ITEM_NOT_FOUND), nothing failed
-    assert items.get_item(user_id, item.item_id) == items.as_removed(item, items.REMOVED_REASON_PREQUAL_EXPIRED)
+    assert_written_back_removed(user_id, item, items.REMOVED_REASON_PREQUAL_EXPIRED)
     assert remove_calls(fake_plaid, fake) == [200, 400]
+    [change] = account_changes.account_changes(user_id)
+    assert (change.item_id, change.change_type, change.account_id) == (
+        item.item_id,
+        account_changes.ChangeType.ITEM_REMOVED,
+        item.main_account_id,
+    )
     assert runtime.stats["feed_plaid_table"].failures == 0
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.data import identity_verifications, items, liabilities, webhook_info
+from chalicelib.data import account_changes, identity_verifications, items, liabilities, webhook_info
 from ops.fakes.peers import FakePeers
 from ops.fakes.plaid import FakeItem, FakePlaid, webhooks
 from ops.runtime import EventRuntime
@@ -90,14 +90,19 @@ def test_user_permission_revoked_removes_the_item_everywhere(
     # THEN the token was revoked at Plaid (the redelivery found it already gone)
     removes = [c for c in fake_plaid.calls("/item/remove") if c.body.get("access_token") == linked.access_token]
     assert len(removes) >= 1
-    # AND the item is REMOVED, the user has one admin note, and one revoked event id went out
+    # AND the item is REMOVED, the user has one admin note, one removal row and one revoked event id
     item = items.get_item(user_id, linked.item_id)
     assert item is not None and item.status == items.ItemStatus.REMOVED
     assert len(fake_peers.admin_api.notes_for(user_id)) == 1
+    assert [(c.item_id, c.change_type.value) for c in account_changes.account_changes(user_id)] == [
+        (linked.item_id, "ITEM_REMOVED")
+    ]
     revoked = [
         e for e in events_for(event_capture, linked.item_id) if e["detail-type"] == "plaid_item_connection_revoked"
     ]
-    assert revoked and {e["detail"]["reason"] for e in revoked} == {"USER_PERMISSION_REVOKED"}
+    assert {(e["detail"]["event_id"], e["detail"]["reason"]) for e in revoked} == {
+        (revoked[0]["detail"]["event_id"], "USER_PERMISSION_REVOKED")
+    }, "both deliveries announce the same removal: one event id"
 
 
 def test_user_account_revoked_only_announces(

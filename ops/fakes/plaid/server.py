@@ -128,6 +128,10 @@ class FakePlaid:
         """A linked Item; see :meth:`FakeState.create_item` (``transaction_count=1200``, ``long_text_length``...)."""
         return self.state.create_item(**options)
 
+    def link_again(self, previous: FakeItem, **options: Any) -> FakeItem:
+        """The same login linked again (see :meth:`FakeState.link_again`)."""
+        return self.state.link_again(previous, **options)
+
     def item(self, access_token: str) -> FakeItem:
         return self.state.items[access_token]
 

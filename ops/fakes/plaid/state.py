@@ -236,6 +236,20 @@ class FakeState:
             self.public_tokens[item.public_token] = item.access_token
         return item
 
+    def link_again(self, previous: FakeItem, **options: Any) -> FakeItem:
+        """The same bank login linked a second time: a new Item (new ids and token) at the same
+        institution, whose accounts have the same names, masks, types and subtypes."""
+        options.setdefault("loans", "mortgage" in previous.accounts)
+        item = self.create_item(institution_id=previous.institution_id, **options)
+        with self.lock:
+            for role, account in list(item.accounts.items()):
+                if role not in previous.accounts:
+                    del item.accounts[role]
+                    continue
+                for field_name in ("name", "official_name", "mask", "type", "subtype"):
+                    account[field_name] = previous.accounts[role][field_name]
+        return item
+
     def item(self, access_token: Any) -> FakeItem:
         """The live Item for a token, or the error Plaid answers (invalid token, removed Item)."""
         if not isinstance(access_token, str) or not access_token:

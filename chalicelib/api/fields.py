@@ -74,3 +74,16 @@ class QueryInteger(fields.Field[int]):
         ):
             raise self.make_error("invalid")
         return int(value)
+
+
+class QueryBoolean(fields.Field[bool]):
+    """A boolean query parameter: exactly ``true`` or ``false``."""
+
+    default_error_messages = {"invalid": "Not a boolean (true or false)."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> bool:
+        if isinstance(value, bool):
+            return value
+        if value in ("true", "false"):
+            return bool(value == "true")
+        raise self.make_error("invalid")

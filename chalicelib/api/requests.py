@@ -12,6 +12,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from chalicelib.api.fields import (
+    QueryBoolean,
     QueryInteger,
     StrictDate,
     id_field,
@@ -91,11 +92,15 @@ class SummaryQuery(_Query):
 
 class AccountsQuery(_Query):
     item_id = id_field(load_default=None)
+    #: Accounts of REMOVED items are left out unless asked for.
+    include_removed = QueryBoolean(load_default=False)
 
 
 class BalancesQuery(_Query):
     start_date = StrictDate(load_default=None)
     end_date = StrictDate(load_default=None)
+    #: The history of an account of a REMOVED item is empty unless asked for.
+    include_removed = QueryBoolean(load_default=False)
 
     @validates_schema
     def _order(self, data: dict[str, Any], **kwargs: Any) -> None:

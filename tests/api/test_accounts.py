@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from boto3.dynamodb.conditions import Key
 
-from chalicelib.data import accounts, balances, keys, tables
+from chalicelib.data import accounts, balances, items, keys, tables
 from chalicelib.data.accounts import Balances
 from chalicelib.data.money import dollars_to_cents
 from chalicelib.settings import load_settings
 from ops.fakes.plaid import FakePlaid
 from tests.api.conftest import Api, error_code
-from tests.api.factories import NOW, an_account, store_account
+from tests.api.factories import NOW, an_account, an_item, store_account
 from tests.e2e.conftest import link_item
 from tests.factories import uid
 
@@ -58,6 +58,31 @@ def test_accounts_can_be_narrowed_to_one_item(api: Api, user_id: str) -> None:
     store_account(other)
     listed = api.get(ACCOUNTS, path={"user_id": user_id}, params={"item_id": mine.item_id}).json()["accounts"]
     assert [a["account_id"] for a in listed] == [mine.acct_id]
+
+
+def test_accounts_and_balances_of_removed_items_are_shown_only_when_asked_for(api: Api, user_id: str) -> None:
+    # GIVEN an account of a live item and one of a REMOVED item, each with a day of balance history
+    live, gone = an_item(user_id), an_item(user_id)
+    items.mark_removed(user_id, gone.item_id)
+    kept, dropped = an_account(user_id, live.item_id), an_account(user_id, gone.item_id)
+    for account in (kept, dropped):
+        store_account(account)
+        balances.put_balance_items([balances.balance_item(account, date(2026, 10, 1), NOW)])
+    user = {"user_id": user_id}
+    # WHEN they are listed by default, then with include_removed=true
+    default = api.get(ACCOUNTS, path=user).json()["accounts"]
+    everything = api.get(ACCOUNTS, path=user, params={"include_removed": "true"}).json()["accounts"]
+    # THEN only the live item's account is listed by default
+    assert [a["account_id"] for a in default] == [kept.acct_id]
+    assert {a["account_id"] for a in everything} == {kept.acct_id, dropped.acct_id}
+    # AND the removed item's account has no history by default, its history when asked for
+    path = {**user, "account_id": dropped.acct_id}
+    assert api.get(HISTORY, path=path).json()["balances"] == []
+    shown = api.get(HISTORY, path=path, params={"include_removed": "true"}).json()["balances"]
+    assert [b["date"] for b in shown] == ["2026-10-01"]
+    assert len(api.get(HISTORY, path={**user, "account_id": kept.acct_id}).json()["balances"]) == 1
+    # AND only true and false are booleans
+    assert api.get(ACCOUNTS, path=user, params={"include_removed": "yes"}).status_code == 400
 
 
 def test_live_refresh_rewrites_accounts_and_todays_balance(api: Api, fake_plaid: FakePlaid, user_id: str) -> None:

@@ -8,14 +8,33 @@ from chalice.app import Request
 from chalicelib.api import requests, responses
 from chalicelib.api.balance_refresh import refresh_balances, seed_qa_balances
 from chalicelib.api.http import Call, ok
-from chalicelib.data import accounts, balances
+from chalicelib.data import accounts, balances, items
 from chalicelib.data.ttl import utcnow
 
 
 def list_accounts(request: Request) -> Response:
+    """The user's accounts; those of REMOVED items only with ``include_removed=true``."""
     call = Call.for_user(request, requests.UserPath())
     query = call.query(requests.AccountsQuery())
-    return ok(responses.accounts_body(accounts.list_accounts(call.user_id, query["item_id"])))
+    found = accounts.list_accounts(call.user_id, query["item_id"])
+    if not query["include_removed"]:
+        removed = removed_item_ids(call.user_id)
+        found = [a for a in found if a.item_id not in removed]
+    return ok(responses.accounts_body(found))
+
+
+def removed_item_ids(user_id: str) -> set[str]:
+    """The user's REMOVED items (one strongly consistent Query of the user's items)."""
+    return {i.item_id for i in items.list_items(user_id) if i.status is items.ItemStatus.REMOVED}
+
+
+def _of_removed_item(user_id: str, account_id: str) -> bool:
+    """Whether the account belongs to a REMOVED item (unknown account or item: no)."""
+    account = accounts.get_account(user_id, account_id)
+    if account is None or not account.item_id:
+        return False
+    item = items.get_item(user_id, account.item_id)
+    return item is not None and item.status is items.ItemStatus.REMOVED
 
 
 def refresh(request: Request) -> Response:
@@ -29,7 +48,10 @@ def refresh(request: Request) -> Response:
 def balance_history(request: Request) -> Response:
     call = Call.for_user(request, requests.AccountPath())
     query = call.query(requests.BalancesQuery())
-    found = balances.list_balances(call.user_id, call.path["account_id"], query["start_date"], query["end_date"])
+    account_id = call.path["account_id"]
+    if not query["include_removed"] and _of_removed_item(call.user_id, account_id):
+        return ok(responses.balances_body([]))
+    found = balances.list_balances(call.user_id, account_id, query["start_date"], query["end_date"])
     return ok(responses.balances_body(found))
 
 

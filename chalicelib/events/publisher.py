@@ -55,11 +55,14 @@ def connection_revoked(user_id: str, item_id: str, reason: str, cause_id: str, a
     return publish(PLAID_ITEM_CONNECTION_REVOKED, detail, item_id, reason, cause_id)
 
 
-def new_account(account: Account, *, is_main: bool) -> str:
-    """A bank account became known to the service (feeder, on a new ACCOUNT row).
+def new_account(account: Account, *, is_main: bool, main_since: str | None = None) -> str:
+    """What the service knows about a bank account (feeder: a new account, a change to what
+    this event carries, or a change of the item's main account).
 
-    The id names the account (user, item, account), not the balances: every publish about
-    the same account is the same fact, so consumers keep the first and drop the rest.
+    The id derives from everything the event says except the balances (a snapshot), plus
+    ``main_since``, when the item's main account last changed: publishing the same fact
+    again gives the same id (consumers keep the first), and any change of a carried field,
+    ``is_main`` included, gives a new one, even when a main account becomes main again.
     Amounts are integer cents.
     """
     balances = account.balances
@@ -82,4 +85,26 @@ def new_account(account: Account, *, is_main: bool) -> str:
             "current_reported": balances.current_reported,
         },
     }
-    return publish(NEW_ACCOUNT, detail, account.user_id, account.item_id, account.acct_id)
+    return publish(NEW_ACCOUNT, detail, *new_account_id_parts(account, is_main, main_since))
+
+
+def new_account_id_parts(account: Account, is_main: bool, main_since: str | None) -> tuple[str, ...]:
+    """What ``new_account``'s id derives from: every carried field but the balances, and ``main_since``."""
+    return (
+        account.user_id,
+        account.item_id,
+        account.acct_id,
+        str(is_main).lower(),
+        account.name,
+        account.official_name or "",
+        account.type,
+        account.subtype or "",
+        account.mask or "",
+        account.balances.iso_currency_code or "",
+        main_since or "",
+    )
+
+
+def new_account_id(account: Account, *, is_main: bool, main_since: str | None = None) -> str:
+    """The ``event_id`` :func:`new_account` gives (pure)."""
+    return event_id(NEW_ACCOUNT, *new_account_id_parts(account, is_main, main_since))

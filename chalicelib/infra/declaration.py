@@ -355,7 +355,17 @@ def declare(settings: Settings | None = None) -> Infrastructure:
             "feed_plaid_table",
             DynamoDBStreamSource(
                 PLAID_TABLE,
-                filters=({**_TTL_REMOVE, "dynamodb": {"OldImage": {"type": {"S": ["ITEM"]}}}},),
+                filters=(
+                    {**_TTL_REMOVE, "dynamodb": {"OldImage": {"type": {"S": ["ITEM"]}}}},
+                    # A main-account change is announced as new_account (is_main); refreshes without
+                    # a main account are filtered out, the others checked by the handler.
+                    {
+                        "eventName": ["MODIFY"],
+                        "dynamodb": {
+                            "NewImage": {"type": {"S": ["ITEM"]}, "main_account_id": {"S": [{"exists": True}]}}
+                        },
+                    },
+                ),
             ),
             CONSUMER_TIMEOUTS["feed_plaid_table"],
         ),

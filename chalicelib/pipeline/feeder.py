@@ -3,10 +3,13 @@
 * TTL expiry of a LAYER row (transactions table): revoke at Plaid every stub entry that
   never became an ITEM.
 * TTL expiry of an ITEM row (plaid table): a prequal item with a main account whose user
-  is ACTIVE is written back without ttl; any other is written back REMOVED with its
-  ``item_removed_reason`` and its token revoked.
-* INSERT of an ACCOUNT row (or a MODIFY that made the row an account of this item):
-  publish ``new_account`` with ``is_main``.
+  is ACTIVE is written back without ttl; any other is removed
+  (:func:`chalicelib.pipeline.removal.remove_item`: written back REMOVED with its
+  ``item_removed_reason``, recorded in ``plaid-account-changes``, its token revoked).
+* INSERT of an ACCOUNT row, or a MODIFY that changes a field ``new_account`` carries (not
+  a balance-only update): publish ``new_account`` with ``is_main``.
+* MODIFY of an ITEM row that changes its main account (plaid table): publish
+  ``new_account`` for the new main account and for the previous one.
 * Anything else: skipped.
 
 The event source mappings filter records before invocation; the handlers check again, so
@@ -15,7 +18,7 @@ a widened filter can never make them act on a user's own DeleteItem or another e
 Records are handled in order. The first one that fails for a reason a retry may fix is
 reported by its sequence number and nothing after it runs in this invocation (Lambda
 retries from it, bisecting), exactly like the refiner. A record no retry can fix (an image
-that does not decode, a token Plaid calls malformed) is logged and skipped. Every action
+that does not decode) is logged and skipped. Every action
 is idempotent, because Lambda delivers stream records at least once. Details and the item
 status model: ``docs/item-lifecycle.md``.
 """
@@ -64,6 +67,7 @@ class Outcome(StrEnum):
     ITEM_RECREATED = "item_recreated"
     ACCOUNT_PUBLISHED = "account_published"
     ACCOUNT_UNCHANGED = "account_unchanged"
+    MAIN_ACCOUNT_PUBLISHED = "main_account_published"
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,8 @@ def route_transactions_change(change: StreamChange, now: datetime) -> Outcome:
 def route_plaid_change(change: StreamChange, now: datetime) -> Outcome:
     if change.is_ttl_expiry and change.old_type() == keys.ITEM:
         return expire_item(change.old_image or {}, now)
+    if change.event_name == "MODIFY" and change.new_type() == keys.ITEM:
+        return main_account_changed(change)
     return Outcome.SKIPPED
 
 
@@ -248,38 +254,74 @@ def _item_context(item: items.Item) -> dict[str, Any]:
     return {"user_id": item.user_id, "item_id": item.item_id, "item_source": item.source}
 
 
-# --- ACCOUNT rows -------------------------------------------------------------------------
+# --- ACCOUNT rows and main accounts -------------------------------------------------------
+
+#: ACCOUNT attributes ``new_account`` carries besides the balances: a change to one is news.
+ANNOUNCED_ATTRIBUTES = (
+    "item_id",
+    "acct_name",
+    "acct_official_name",
+    "acct_type",
+    "acct_subtype",
+    "acct_mask",
+    "acct_iso_cc",
+)
 
 
 def account_written(change: StreamChange) -> Outcome:
-    """Publish ``new_account`` when the row is a new account of its item.
+    """Publish ``new_account`` for a new account, or one whose announced fields changed.
 
-    Every mine rewrites its accounts (balances, ``acct_updated_at``), so a MODIFY of an
-    account row is almost always a balance refresh; it is published only when the old
-    image was not this item's account (another type, or the account under another item).
+    Every mine rewrites its accounts (balances, ``acct_updated_at``), so most MODIFYs of an
+    account row change only balances; those publish nothing, or every mine would flood
+    consumers. An INSERT, or a MODIFY that changes what the event carries (item, name,
+    official name, type, subtype, mask, currency), publishes.
     """
     new = change.new_image or {}
-    if change.event_name == "MODIFY" and not became_account(change.old_image, new):
+    if change.event_name == "MODIFY" and not announced_change(change.old_image, new):
         return Outcome.ACCOUNT_UNCHANGED
-    try:
-        account = accounts.from_item(new)
-    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
-        raise UndecodableRecordError(f"ACCOUNT image does not decode: {type(exc).__name__}") from exc
-    is_main = is_main_account(account)
-    publisher.new_account(account, is_main=is_main)
+    publish_account(_account_from(new))
     return Outcome.ACCOUNT_PUBLISHED
 
 
-def became_account(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
-    """Whether a write turned the row into (another item's) account: the ``new_account`` fact."""
+def announced_change(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
+    """Whether a write changed what ``new_account`` says about the row (balances aside)."""
     if old is None or _type_of(old) != keys.ACCOUNT:
         return True
-    return old.get("item_id") != new.get("item_id")
+    return any(old.get(name) != new.get(name) for name in ANNOUNCED_ATTRIBUTES)
 
 
-def is_main_account(account: accounts.Account) -> bool:
-    """Whether an ACTIVE item of the user names this account as its main account."""
-    return any(
-        item.status is items.ItemStatus.ACTIVE and item.main_account_id == account.acct_id
-        for item in items.list_items(account.user_id)
-    )
+def main_account_changed(change: StreamChange) -> Outcome:
+    """An ITEM's main account changed: publish ``new_account`` for the new main and the previous one.
+
+    ``is_main`` is part of what the event says, so the new main account is announced as soon
+    as the change is stored, and the previous main account as no longer main. An account not
+    stored yet is announced by its own INSERT.
+    """
+    old, new = change.old_image or {}, change.new_image or {}
+    before, after = old.get("main_account_id"), new.get("main_account_id")
+    if before == after:
+        return Outcome.SKIPPED
+    item = _item_from(new)
+    for acct_id in (after, before):
+        if not acct_id:
+            continue
+        account = accounts.get_account(item.user_id, str(acct_id))
+        if account is not None and account.item_id == item.item_id:
+            publish_account(account)
+    return Outcome.MAIN_ACCOUNT_PUBLISHED
+
+
+def publish_account(account: accounts.Account) -> str:
+    """``new_account`` with ``is_main`` as the user's items say now (one strongly consistent Query)."""
+    user_items = items.list_items(account.user_id)
+    is_main = any(i.status is items.ItemStatus.ACTIVE and i.main_account_id == account.acct_id for i in user_items)
+    owner = next((i for i in user_items if i.item_id == account.item_id), None)
+    main_since = owner.main_account_changed_at if owner is not None else None
+    return publisher.new_account(account, is_main=is_main, main_since=main_since)
+
+
+def _account_from(image: Mapping[str, Any]) -> accounts.Account:
+    try:
+        return accounts.from_item(image)
+    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        raise UndecodableRecordError(f"ACCOUNT image does not decode: {type(exc).__name__}") from exc

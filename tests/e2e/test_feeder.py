@@ -435,6 +435,39 @@ def test_new_accounts_are_published_with_is_main_set_from_the_active_item(
     assert len(event_capture.new_accounts(user_id)) == 2
 
 
+def test_a_main_account_change_announces_the_new_and_the_previous_main_account(
+    fake_plaid: FakePlaid, runtime: EventRuntime, event_capture: EventCapture, user_id: str
+) -> None:
+    # GIVEN an ACTIVE item whose two accounts were announced, checking as the main one
+    fake = fake_plaid.create_item(transaction_count=1, loans=False)
+    item = save_item(fake, user_id)
+    checking, savings = fake.roles()["checking"], fake.roles()["savings"]
+    accounts.put_account_items(
+        accounts.account_item(account(user_id, item.item_id, a), utcnow()) for a in (checking, savings)
+    )
+    runtime.drain(timeout=60)
+    first = {e["account_id"]: e for e in event_capture.new_accounts(user_id)}
+    assert {a: e["is_main"] for a, e in first.items()} == {checking: True, savings: False}
+
+    # WHEN the main account becomes the savings account (as the API changes it)
+    items.set_main_account(user_id, item.item_id, savings, changed_at=utcnow())
+    runtime.drain(timeout=60)
+
+    # THEN both are announced again at once, with their new is_main and new event ids
+    later = event_capture.new_accounts(user_id)[2:]
+    assert {(e["account_id"], e["is_main"]) for e in later} == {(savings, True), (checking, False)}
+    assert not {e["event_id"] for e in later} & {e["event_id"] for e in first.values()}
+
+    # WHEN the main account goes back to checking
+    items.set_main_account(user_id, item.item_id, checking, changed_at=utcnow())
+    runtime.drain(timeout=60)
+
+    # THEN checking is main again under an id never used before, so a deduplicating consumer keeps it
+    again = [e for e in event_capture.new_accounts(user_id)[4:] if e["account_id"] == checking]
+    assert [e["is_main"] for e in again] == [True]
+    assert again[0]["event_id"] != first[checking]["event_id"]
+
+
 def test_an_accounts_main_flag_needs_an_active_item(
     fake_plaid: FakePlaid, runtime: EventRuntime, event_capture: EventCapture, user_id: str
 ) -> None:

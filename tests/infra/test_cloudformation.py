@@ -206,12 +206,20 @@ def test_stream_consumers_get_their_table_stream_filters_and_partial_failures(
         assert patterns == [json.loads(p) for p in consumer.source.filter_patterns()]
 
 
-def test_ttl_filter_only_admits_removals_by_the_dynamodb_service(template: dict[str, Any]) -> None:
+def test_plaid_table_filters_admit_ttl_removals_and_item_updates_with_a_main_account(
+    template: dict[str, Any],
+) -> None:
     props = event_properties(template, "feed_plaid_table", "dynamodb")
-    (pattern,) = [json.loads(f["Pattern"]) for f in props["FilterCriteria"]["Filters"]]
-    assert pattern["eventName"] == ["REMOVE"]
-    assert pattern["userIdentity"] == {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}
-    assert pattern["dynamodb"]["OldImage"]["type"] == {"S": ["ITEM"]}
+    ttl, modify = [json.loads(f["Pattern"]) for f in props["FilterCriteria"]["Filters"]]
+    # TTL removals only by the DynamoDB service itself
+    assert ttl["eventName"] == ["REMOVE"]
+    assert ttl["userIdentity"] == {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}
+    assert ttl["dynamodb"]["OldImage"]["type"] == {"S": ["ITEM"]}
+    # item updates that may have changed the main account (the handler compares old and new)
+    assert modify == {
+        "eventName": ["MODIFY"],
+        "dynamodb": {"NewImage": {"type": {"S": ["ITEM"]}, "main_account_id": {"S": [{"exists": True}]}}},
+    }
 
 
 def test_schedules_need_no_declaration_but_still_get_the_service_policy(template: dict[str, Any]) -> None:

@@ -52,7 +52,7 @@ def test_options_come_from_the_app_and_the_declaration() -> None:
     assert feeders["feed_transactions_table"].table_name == infra.table("TransactionsTable").name
     assert feeders["feed_plaid_table"].table_name == infra.table("PlaidTable").name
     assert len(feeders["feed_transactions_table"].options.filters.patterns) == 2
-    assert len(feeders["feed_plaid_table"].options.filters.patterns) == 1
+    assert len(feeders["feed_plaid_table"].options.filters.patterns) == 2
     # AND every declared table with a ttl attribute is swept
     assert {t.name for t in sources.ttl_tables} == {t.name for t in infra.tables if t.ttl_attribute}
     assert {t.name for t in sources.ttl_tables} >= {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -9,10 +10,12 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import TypeSerializer
 
+from chalicelib.data.accounts import Account, Balances
+from chalicelib.events.publisher import new_account_id
 from chalicelib.pipeline.feeder import (
     Outcome,
     UndecodableRecordError,
-    became_account,
+    announced_change,
     change_from_record,
     process_records,
     route_plaid_change,
@@ -90,23 +93,65 @@ def test_anything_else_is_skipped(raw: dict[str, Any], route: Any) -> None:
     assert route(change_from_record(raw), NOW) is Outcome.SKIPPED
 
 
+ACCOUNT_ROW: dict[str, Any] = {
+    "type": "ACCOUNT",
+    "item_id": "i1",
+    "acct_name": "Checking",
+    "acct_official_name": "Everyday Checking",
+    "acct_type": "depository",
+    "acct_subtype": "checking",
+    "acct_mask": "0000",
+    "acct_iso_cc": "USD",
+    "acct_balances": {"bal_current": 1},
+    "acct_updated_at": "2026-05-16T00:00:00Z",
+}
+
+
 @pytest.mark.parametrize(
-    ("old", "new", "expected"),
+    ("old", "changes", "expected"),
     [
-        (None, {"type": "ACCOUNT", "item_id": "i1"}, True),
-        ({"type": "SOMETHING"}, {"type": "ACCOUNT", "item_id": "i1"}, True),
-        ({"type": "ACCOUNT", "item_id": "i0"}, {"type": "ACCOUNT", "item_id": "i1"}, True),
-        (
-            {"type": "ACCOUNT", "item_id": "i1", "acct_balances": {"bal_current": 1}},
-            {"type": "ACCOUNT", "item_id": "i1", "acct_balances": {"bal_current": 2}},
-            False,
-        ),
+        (None, {}, True),  # an INSERT
+        ({"type": "SOMETHING"}, {}, True),
+        (ACCOUNT_ROW, {"item_id": "i2"}, True),
+        (ACCOUNT_ROW, {"acct_name": "Joint Checking"}, True),
+        (ACCOUNT_ROW, {"acct_official_name": None}, True),
+        (ACCOUNT_ROW, {"acct_type": "credit"}, True),
+        (ACCOUNT_ROW, {"acct_subtype": "savings"}, True),
+        (ACCOUNT_ROW, {"acct_mask": "9999"}, True),
+        (ACCOUNT_ROW, {"acct_iso_cc": "CAD"}, True),
+        # every mine: new balances and update time only
+        (ACCOUNT_ROW, {"acct_balances": {"bal_current": 2}, "acct_updated_at": "2026-05-17T00:00:00Z"}, False),
+        (ACCOUNT_ROW, {"bal_available_reported": False}, False),
     ],
 )
-def test_only_a_row_that_becomes_this_items_account_is_a_new_account(
-    old: dict[str, Any] | None, new: dict[str, Any], expected: bool
+def test_an_account_is_news_on_insert_and_when_a_field_the_event_carries_changes(
+    old: dict[str, Any] | None, changes: dict[str, Any], expected: bool
 ) -> None:
-    assert became_account(old, new) is expected
+    new = {**ACCOUNT_ROW, **changes}
+    assert announced_change(old, new) is expected
+
+
+def test_an_item_write_that_keeps_its_main_account_announces_nothing() -> None:
+    item = {"type": "ITEM", "user_id": "u1", "item_id": "i1", "item_status": "ACTIVE", "main_account_id": "a1"}
+    refreshed = {**item, "item_last_webhook_sent_at": "2026-05-16T00:00:00Z"}
+    raw = record("MODIFY", old=item, new=refreshed)
+    assert route_plaid_change(change_from_record(raw), NOW) is Outcome.SKIPPED
+
+
+def test_the_event_id_covers_every_announced_field_and_the_main_account_change() -> None:
+    account = Account("u1", "i1", "a1", "Checking", "depository", Balances(100, 100), "checking", "0000", None)
+    base = new_account_id(account, is_main=False)
+    assert new_account_id(account, is_main=False) == base, "the same fact, the same id"
+    assert new_account_id(dataclasses.replace(account, balances=Balances(5, 5)), is_main=False) == base
+    variants = [
+        new_account_id(account, is_main=True),
+        new_account_id(account, is_main=False, main_since="2026-05-16T00:00:00.000000Z"),
+        new_account_id(dataclasses.replace(account, name="Joint"), is_main=False),
+        new_account_id(dataclasses.replace(account, mask="9999"), is_main=False),
+        new_account_id(dataclasses.replace(account, subtype="savings"), is_main=False),
+        new_account_id(dataclasses.replace(account, official_name="Everyday"), is_main=False),
+    ]
+    assert len({base, *variants}) == 1 + len(variants)
 
 
 def test_an_undecodable_record_is_skipped_and_the_rest_still_run() -> None:

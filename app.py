@@ -226,6 +226,12 @@ def latest_identity_verification(user_id: str) -> Response:
     return reference_routes.latest_identity_verification(current_request())
 
 
+@app.route("/v1/users/{user_id}/identity-verification", methods=["POST"])
+@http_errors
+def start_identity_verification(user_id: str) -> Response:
+    return reference_routes.start_identity_verification(current_request())
+
+
 @app.route("/v1/categories", methods=["GET"])
 @http_errors
 def list_categories() -> Response:

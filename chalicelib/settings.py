@@ -122,6 +122,7 @@ SEGMENT_PORT = 4573
 AUTH0_PORT = 4574
 LOCAL_AUTH0_AUDIENCE = "https://txn.local/api"
 LOCAL_PLAID_LAYER_TEMPLATE_ID = "template_local"
+LOCAL_PLAID_IDV_TEMPLATE_ID = "idvtmp_local"
 
 #: Credentials the local fakes accept, so the run command works with no set-up (never prod).
 LOCAL_PLAID_CLIENT_ID = "local-client-id"
@@ -282,6 +283,8 @@ class Settings:
     #: Whether ``POST /v1/users/{user_id}/balances/qa-seed`` exists; never in prod.
     enable_qa_seed: bool = False
     plaid_layer_template_id: str = LOCAL_PLAID_LAYER_TEMPLATE_ID
+    #: The Plaid Identity Verification template the API starts KYC sessions with.
+    plaid_idv_template_id: str = LOCAL_PLAID_IDV_TEMPLATE_ID
     #: Where Plaid sends webhooks for items linked through the API (None: the Link customization's).
     plaid_webhook_url: str | None = None
     #: Lifetime of a prequal or reactivation item until the persist endpoint clears it.
@@ -385,6 +388,7 @@ def _api_settings(stage: str) -> dict[str, Any]:
         "auth0_jwks_cache_seconds": _bounded("AUTH0_JWKS_CACHE_SECONDS", 600.0, minimum=1.0),
         "enable_qa_seed": stage != "prod" and _env_bool("ENABLE_QA_SEED", True),
         "plaid_layer_template_id": _text("PLAID_LAYER_TEMPLATE_ID", LOCAL_PLAID_LAYER_TEMPLATE_ID),
+        "plaid_idv_template_id": _text("PLAID_IDV_TEMPLATE_ID", LOCAL_PLAID_IDV_TEMPLATE_ID),
         "plaid_webhook_url": _url("PLAID_WEBHOOK_URL", webhook_url) if webhook_url else None,
         "pending_item_ttl_days": _whole("PENDING_ITEM_TTL_DAYS", 7, minimum=1),
     }

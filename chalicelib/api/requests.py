@@ -21,7 +21,7 @@ from chalicelib.api.fields import (
     user_id_field,
 )
 from chalicelib.data.summaries import Granularity
-from chalicelib.plaid.schemas import StrictInteger
+from chalicelib.plaid.schemas import StrictBoolean, StrictInteger
 
 MAX_PAGE = 500
 DEFAULT_PAGE = 100
@@ -167,6 +167,13 @@ class RemineBody(Schema):
 
 class MainAccountBody(Schema):
     account_id = id_field(required=True)
+
+
+class IdentityVerificationBody(Schema):
+    #: The user agreed to share their data with Plaid for verification.
+    gave_consent = StrictBoolean(load_default=False, allow_none=False)
+    #: Ask Plaid for a URL the user can complete the session at.
+    is_shareable = StrictBoolean(load_default=False, allow_none=False)
 
 
 class EmptyBody(Schema):

@@ -157,6 +157,10 @@ class IdentityVerificationOut(Schema):
     template_id = fields.String(allow_none=True)
 
 
+class IdentityVerificationStartedOut(IdentityVerificationOut):
+    shareable_url = fields.String(allow_none=True)
+
+
 class CategoryOut(Schema):
     category_id = fields.String()
     hierarchy = fields.List(fields.String())

@@ -249,6 +249,28 @@ class PlaidClient:
 
     # --- KYC ------------------------------------------------------------------------------
 
+    def identity_verification_create(
+        self, *, client_user_id: str, template_id: str, gave_consent: bool = False, is_shareable: bool = False
+    ) -> dict[str, Any]:
+        """``/identity_verification/create``: start (or, being idempotent, return) the user's session.
+
+        ``is_idempotent`` is always set: a retried call returns the session the first call
+        created for this user and template instead of failing or starting another.
+        """
+        from plaid.model.identity_verification_create_request import IdentityVerificationCreateRequest
+
+        return self._modelled(
+            "/identity_verification/create",
+            "identity_verification_create",
+            lambda: IdentityVerificationCreateRequest(
+                client_user_id=client_user_id,
+                template_id=template_id,
+                gave_consent=gave_consent,
+                is_shareable=is_shareable,
+                is_idempotent=True,
+            ),
+        )
+
     def identity_verification_get(self, identity_verification_id: str) -> dict[str, Any]:
         """``/identity_verification/get``: the session (``client_user_id``, ``status``, ``steps``...)."""
         from plaid.model.identity_verification_get_request import IdentityVerificationGetRequest

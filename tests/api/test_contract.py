@@ -123,6 +123,7 @@ BODIES: dict[str, type[Schema]] = {
     "MainAccountRequest": api_requests.MainAccountBody,
     "SubmitIncomeVerificationRequest": insight_schemas.SubmitIncomeVerificationBody,
     "ReviewIncomeVerificationRequest": insight_schemas.ReviewIncomeVerificationBody,
+    "IdentityVerificationRequest": api_requests.IdentityVerificationBody,
 }
 
 OUTPUTS: dict[str, type[Schema]] = {
@@ -136,6 +137,7 @@ OUTPUTS: dict[str, type[Schema]] = {
     "AccountChange": api_responses.AccountChangeOut,
     "Liability": api_responses.LiabilityOut,
     "IdentityVerification": api_responses.IdentityVerificationOut,
+    "IdentityVerificationStarted": api_responses.IdentityVerificationStartedOut,
     "Category": api_responses.CategoryOut,
     "Institution": api_responses.InstitutionOut,
     "IncomeVerification": insight_schemas.IncomeVerificationOut,

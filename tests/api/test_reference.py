@@ -11,12 +11,17 @@ from chalicelib.data.categories import Category
 from chalicelib.data.identity_verifications import IdentityVerification
 from chalicelib.data.institutions import Institution
 from chalicelib.data.liabilities import Liability, LiabilityType
+from chalicelib.settings import get_settings
+from ops.fakes.peers import FakePeers
+from ops.fakes.plaid import FakePlaid, webhooks
+from ops.runtime import EventRuntime
 from tests.api.conftest import OPENAPI, Api, error_code
 from tests.factories import uid
 
 pytestmark = pytest.mark.integration
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+IDV = "/v1/users/{user_id}/identity-verification"
 
 
 def a_credit_liability(user_id: str, item_id: str, acct_id: str, at: datetime, minimum: int) -> Liability:
@@ -78,6 +83,48 @@ def test_latest_identity_verification(api: Api, user_id: str) -> None:
     latest = api.get("/v1/users/{user_id}/identity-verification", path=path).json()
     assert (latest["status"], latest["kyc_status"], latest["steps"]) == ("success", "success", {"kyc_check": "success"})
     assert latest["created_at"] == "2026-11-02T09:00:00Z"
+
+
+def test_the_api_starts_a_kyc_session_that_plaids_webhooks_then_update(
+    api: Api,
+    app_url: str,
+    fake_plaid: FakePlaid,
+    fake_peers: FakePeers,
+    runtime: EventRuntime,
+    user_id: str,
+) -> None:
+    fake_peers.user_service.add_user(user_id)
+    path = {"user_id": user_id}
+    # WHEN the user starts identity verification (twice: the call is idempotent)
+    first = api.post(IDV, path=path, json={"gave_consent": True, "is_shareable": True})
+    again = api.post(IDV, path=path)
+    # THEN Plaid created one active session for this user with the configured template
+    assert first.status_code == again.status_code == 201
+    body = first.json()
+    assert (body["status"], body["template_id"]) == ("active", get_settings().plaid_idv_template_id)
+    assert body["shareable_url"] and again.json()["idv_id"] == body["idv_id"]
+    [request] = [c.body for c in fake_plaid.calls("/identity_verification/create")][:1]
+    assert (request["client_user_id"], request["gave_consent"], request["is_idempotent"]) == (user_id, True, True)
+    # AND it is stored as the user's latest session, the URL not kept
+    latest = api.get(IDV, path=path).json()
+    assert (latest["idv_id"], latest["status"]) == (body["idv_id"], "active")
+    stored = identity_verifications.get_identity_verification(user_id, body["idv_id"])
+    assert stored is not None and stored.status == "active"
+    # WHEN the user finishes it and Plaid sends its signed webhook
+    fake_plaid.finish_identity_verification(body["idv_id"], "success")
+    delivery = fake_plaid.send_webhook(f"{app_url}/v1/plaid", webhooks.identity_verification(body["idv_id"]))
+    assert delivery.status == 200
+    runtime.drain(timeout=30)
+    # THEN the same session (same row) carries the outcome
+    done = api.get(IDV, path=path).json()
+    assert (done["idv_id"], done["status"], done["kyc_status"]) == (body["idv_id"], "success", "success")
+    assert len(identity_verifications.list_identity_verifications(user_id)) == 1
+
+
+def test_starting_kyc_refuses_a_body_of_another_shape(api: Api, user_id: str) -> None:
+    for body in ({"gave_consent": "yes"}, {"template_id": "other"}):
+        response = api.post(IDV, path={"user_id": user_id}, json=body)
+        assert response.status_code == 422 and error_code(response) == "unprocessable_entity"
 
 
 def test_categories_are_listed_in_hierarchy_order(api: Api) -> None:

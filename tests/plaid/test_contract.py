@@ -21,6 +21,7 @@ from plaid.model.accounts_get_request import AccountsGetRequest
 from plaid.model.auth_default_update_webhook import AuthDefaultUpdateWebhook
 from plaid.model.country_code import CountryCode
 from plaid.model.default_update_webhook import DefaultUpdateWebhook
+from plaid.model.identity_verification_create_request import IdentityVerificationCreateRequest
 from plaid.model.identity_verification_get_request import IdentityVerificationGetRequest
 from plaid.model.identity_verification_status_updated_webhook import IdentityVerificationStatusUpdatedWebhook
 from plaid.model.institutions_get_request import InstitutionsGetRequest
@@ -212,6 +213,30 @@ def call_institutions_get(sdk: Any, fake: FakePlaid) -> None:
         assert (response.institutions[0].get("logo") is not None) is include
 
 
+def call_identity_verification_create(sdk: Any, fake: FakePlaid) -> None:
+    request = IdentityVerificationCreateRequest(
+        client_user_id="user-idv",
+        template_id="idvtmp_contract",
+        is_shareable=True,
+        gave_consent=True,
+        is_idempotent=True,
+    )
+    first = sdk.identity_verification_create(request, _request_timeout=TIMEOUT)
+    again = sdk.identity_verification_create(request, _request_timeout=TIMEOUT)
+    assert (first.client_user_id, first.status.value, first.template.id) == ("user-idv", "active", "idvtmp_contract")
+    assert first.shareable_url and again.id == first.id, "idempotent: the same session comes back"
+    other = IdentityVerificationCreateRequest(
+        client_user_id="user-idv", template_id="idvtmp_contract", is_shareable=False, gave_consent=False
+    )
+    assert sdk.identity_verification_create(other, _request_timeout=TIMEOUT).id != first.id
+    # AND a finished session reads back as what the KYC webhook announces
+    fake.finish_identity_verification(first.id, "success")
+    finished = sdk.identity_verification_get(
+        IdentityVerificationGetRequest(identity_verification_id=first.id), _request_timeout=TIMEOUT
+    )
+    assert (finished.status.value, finished.steps.kyc_check.value) == ("success", "success")
+
+
 def call_identity_verification_get(sdk: Any, fake: FakePlaid) -> None:
     for status in ("success", "failed", "active", "pending_review", "expired", "canceled"):
         session = fake.create_identity_verification("user-1", status=status)
@@ -303,6 +328,7 @@ CONTRACT_CALLS: dict[str, Callable[[Any, FakePlaid], None]] = {
     "/liabilities/get": call_liabilities_get,
     "/processor/token/create": call_processor_token_create,
     "/institutions/get": call_institutions_get,
+    "/identity_verification/create": call_identity_verification_create,
     "/identity_verification/get": call_identity_verification_get,
     "/watchlist_screening/individual/get": call_watchlist_screening_individual_get,
     "/webhook_verification_key/get": call_webhook_verification_key_get,

@@ -8,7 +8,7 @@ from pathlib import Path
 from chalice import Response
 from chalice.app import Request
 
-from chalicelib.api import requests, responses
+from chalicelib.api import identity, requests, responses
 from chalicelib.api.http import Call, ok
 from chalicelib.data import categories, identity_verifications, institutions, liabilities
 from chalicelib.errors import NotFoundError
@@ -47,6 +47,17 @@ def latest_identity_verification(request: Request) -> Response:
     if latest is None:
         raise IdentityVerificationNotFoundError("no identity verification for this user")
     return ok(responses.IdentityVerificationOut().dump(latest))
+
+
+def start_identity_verification(request: Request) -> Response:
+    """Start the user's KYC session at Plaid (or get back the one already started)."""
+    call = Call.for_user(request, requests.UserPath())
+    body = call.body(requests.IdentityVerificationBody())
+    started = identity.start_identity_verification(
+        call.user_id, gave_consent=body["gave_consent"], is_shareable=body["is_shareable"]
+    )
+    answer = {**responses.IdentityVerificationOut().dump(started.session), "shareable_url": started.shareable_url}
+    return ok(answer, status=201)
 
 
 def list_categories(request: Request) -> Response:

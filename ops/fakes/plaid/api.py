@@ -227,6 +227,21 @@ def identity_verification_get(state: FakeState, body: dict[str, Any]) -> dict[st
         return dict(session)
 
 
+def identity_verification_create(state: FakeState, body: dict[str, Any]) -> dict[str, Any]:
+    _require(body, "client_user_id", "template_id")
+    for flag in ("is_shareable", "gave_consent", "is_idempotent"):
+        if flag in body and not isinstance(body[flag], bool):
+            raise _invalid(f"{flag} must be a boolean")
+    if "is_shareable" not in body:
+        raise _missing("is_shareable")
+    return state.start_identity_verification(
+        str(body["client_user_id"]),
+        str(body["template_id"]),
+        shareable=bool(body["is_shareable"]),
+        idempotent=bool(body.get("is_idempotent")),
+    )
+
+
 def watchlist_screening_individual_get(state: FakeState, body: dict[str, Any]) -> dict[str, Any]:
     _require(body, "watchlist_screening_id")
     with state.lock:
@@ -312,6 +327,7 @@ ENDPOINTS: dict[str, Handler] = {
     "/liabilities/get": liabilities_get,
     "/processor/token/create": processor_token_create,
     "/institutions/get": institutions_get,
+    "/identity_verification/create": identity_verification_create,
     "/identity_verification/get": identity_verification_get,
     "/watchlist_screening/individual/get": watchlist_screening_individual_get,
     "/webhook_verification_key/get": webhook_verification_key_get,

@@ -24,6 +24,7 @@ POST     /__fake__/keys/rotate                   ``{kid, expired_kid}``
 POST     /__fake__/webhooks/sign                 ``{payload, iat?}`` -> ``{body, plaid_verification}``
 POST     /__fake__/webhooks/send                 ``{url, payload, iat?}`` -> ``{status, body}``
 POST     /__fake__/identity_verifications        ``{client_user_id, status?}`` -> the session
+POST     /__fake__/identity_verifications/finish ``{id, status?}`` -> the session, finished (default success)
 POST     /__fake__/screenings                    ``{client_user_id, status?, legal_name?}`` -> the screening
 POST     /__fake__/layer/complete                ``{link_token, items?}`` -> ``{public_token}``
 =======  ======================================  ====================================================
@@ -180,6 +181,13 @@ def _identity_verification(fake: FakePlaid, body: dict[str, Any], _: Query) -> A
     )
 
 
+def _finish_identity_verification(fake: FakePlaid, body: dict[str, Any], _: Query) -> Any:
+    try:
+        return fake.finish_identity_verification(str(_field(body, "id")), str(body.get("status", "success")))
+    except KeyError as exc:
+        raise ControlError(404, "no such identity verification") from exc
+
+
 def _screening(fake: FakePlaid, body: dict[str, Any], _: Query) -> Any:
     return fake.create_screening(
         str(_field(body, "client_user_id")),
@@ -217,6 +225,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "webhooks/sign"): _sign,
     ("POST", "webhooks/send"): _send,
     ("POST", "identity_verifications"): _identity_verification,
+    ("POST", "identity_verifications/finish"): _finish_identity_verification,
     ("POST", "screenings"): _screening,
     ("POST", "layer/complete"): _layer_complete,
 }

@@ -153,6 +153,9 @@ class FakePlaid:
     def create_identity_verification(self, client_user_id: str, **options: Any) -> dict[str, Any]:
         return self.state.create_identity_verification(client_user_id, **options)
 
+    def finish_identity_verification(self, idv_id: str, status: str = "success") -> dict[str, Any]:
+        return self.state.finish_identity_verification(idv_id, status)
+
     def create_screening(self, client_user_id: str, **options: Any) -> dict[str, Any]:
         return self.state.create_screening(client_user_id, **options)
 

@@ -339,19 +339,21 @@ class FakeState:
         status: str = "success",
         template_id: str = "idvtmp_local",
         watchlist_screening_id: str | None = None,
+        shareable: bool = False,
     ) -> dict[str, Any]:
         rng = seeded()
         who = person(rng)
         created = now_utc()
         passed = status == "success"
         step = "success" if passed else {"failed": "failed", "pending_review": "pending_review"}.get(status, "active")
+        idv_id = f"idv_{plaid_id(rng, 14)}"
         session: dict[str, Any] = {
-            "id": f"idv_{plaid_id(rng, 14)}",
+            "id": idv_id,
             "client_user_id": client_user_id,
             "created_at": iso(created),
             "completed_at": iso(created + timedelta(minutes=4)) if status != "active" else None,
             "previous_attempt_id": None,
-            "shareable_url": None,
+            "shareable_url": f"https://flow.plaid.com/verify/{idv_id}" if shareable else None,
             "template": {"id": template_id, "version": 2},
             "user": {
                 "phone_number": who["phone_number"],
@@ -392,6 +394,35 @@ class FakeState:
         with self.lock:
             self.identity_verifications[session["id"]] = session
         return copy.deepcopy(session)
+
+    def start_identity_verification(
+        self, client_user_id: str, template_id: str, *, shareable: bool, idempotent: bool
+    ) -> dict[str, Any]:
+        """``/identity_verification/create``: a new ``active`` session; with ``idempotent``, the
+        user's existing session of the same template instead (Plaid's ``is_idempotent``)."""
+        if idempotent:
+            with self.lock:
+                for session in self.identity_verifications.values():
+                    if session["client_user_id"] == client_user_id and session["template"]["id"] == template_id:
+                        return copy.deepcopy(session)
+        return self.create_identity_verification(
+            client_user_id, status="active", template_id=template_id, shareable=shareable
+        )
+
+    def finish_identity_verification(self, idv_id: str, status: str = "success") -> dict[str, Any]:
+        """The user finished the session: its status and steps become ``status``'s (the KYC webhook follows)."""
+        with self.lock:
+            session = self.identity_verifications[idv_id]
+        finished = self.create_identity_verification(
+            session["client_user_id"],
+            status=status,
+            template_id=session["template"]["id"],
+            watchlist_screening_id=session["watchlist_screening_id"],
+        )
+        with self.lock:
+            del self.identity_verifications[finished["id"]]
+            session.update({k: v for k, v in finished.items() if k in ("status", "steps", "completed_at")})
+            return copy.deepcopy(session)
 
     def create_screening(
         self, client_user_id: str, *, status: str = "cleared", legal_name: str | None = None

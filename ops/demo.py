@@ -27,7 +27,7 @@ def link_fake_item(plaid: FakePlaid, user_id: str, **options: Any) -> FakeItem:
             institution_name=fake.institution_name,
             created_at=now.isoformat(),
             main_account_id=fake.roles().get("checking"),
-            link_accounts=frozenset((a["mask"], a["type"], a["subtype"]) for a in fake.accounts.values()),
+            link_accounts=items.link_accounts_from(list(fake.accounts.values())),
         ),
         now,
     )

@@ -1,8 +1,9 @@
 """Linking banks: Link tokens, adding an item from a public token, and Plaid Layer.
 
 Adding an item (from Link or from a Layer stub) always does the same steps, each safe to
-repeat: create the ITEM row (conditional: a second create changes nothing), retire any other
-live item of the same institution (see below), then queue a synthetic TRANSACTIONS
+repeat: create the ITEM row (conditional: a second create changes nothing) with its accounts
+as Plaid lists them now, retire the user's older items of the same login (see below), then
+queue a synthetic TRANSACTIONS
 HISTORICAL_UPDATE (``FROM_ADD_ITEM`` / ``FROM_LAYER_STUB``) so the new item is mined now
 rather than when Plaid's own webhooks arrive. The window is 180 days, what Link asked for.
 
@@ -145,9 +146,10 @@ def _link(
     }
     if is_override:
         payload["is_override"] = True
-    # Queued before the re-link rule runs: the miner applies the rule again for this message.
-    enqueue_synthetic(source.value, payload, now)
+    # The rule runs first (best effort), then the mine is queued: whichever of the two fails,
+    # the other still happens, and the miner applies the rule again for this message.
     replaced = _apply_relink_rule(item, is_override=is_override, now=now)
+    enqueue_synthetic(source.value, payload, now)
     count("api.item.linked", source=source.value)
     return LinkedItem(item, replaced)
 
@@ -163,15 +165,7 @@ def _link_accounts(item_id: str, access_token: str) -> frozenset[items.LinkAccou
         logger.warning("accounts unknown at link time", extra={"item_id": item_id, "plaid_error": exc.describe()})
         count("api.item.link_accounts_unknown")
         return None
-    accounts = response.get("accounts") or []
-    found = frozenset(
-        (_text(a.get("mask")), _text(a.get("type")), _text(a.get("subtype"))) for a in accounts if isinstance(a, dict)
-    )
-    return found or None
-
-
-def _text(value: Any) -> str | None:
-    return str(value) if value is not None else None
+    return items.link_accounts_from(response.get("accounts"))
 
 
 def _apply_relink_rule(item: Item, *, is_override: bool, now: datetime) -> tuple[str, ...]:

@@ -194,11 +194,13 @@ def link_accounts_list(accounts: frozenset[LinkAccount] | None) -> list[dict[str
 
 
 def link_accounts_from(raw: Any) -> frozenset[LinkAccount] | None:
+    """``(mask, type, subtype)`` of each account in a stored list or in Plaid's ``accounts``; None if none."""
     if not raw:
         return None
-    return frozenset(
+    found = frozenset(
         (_text(a.get("mask")), _text(a.get("type")), _text(a.get("subtype"))) for a in raw if isinstance(a, Mapping)
     )
+    return found or None
 
 
 def _text(value: Any) -> str | None:

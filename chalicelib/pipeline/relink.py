@@ -4,7 +4,7 @@ Linking a bank login again (Link run a second time instead of update mode) gives
 second item for the same login: the old item keeps billing and, once its credentials go
 stale, only errors. So when a user links a login they already have, **the newest link
 survives**: it has the fresh token and credentials the user just entered, and its first
-mine is already queued; the older items of that login are removed (reason
+mine is queued; the older items of that login are removed (reason
 :data:`~chalicelib.data.items.REMOVED_REASON_RELINKED`, ``item_replaced_by`` = the new item).
 
 Two items are the **same login** only when both are certain (:func:`same_login`): the same

@@ -138,9 +138,11 @@ def relink_case(plaid: FakePlaid, peers: FakePeers, user_id: str) -> Case:
 
 
 def link_item_row(fake: FakeItem, user_id: str) -> None:
-    accounts = frozenset((a["mask"], a["type"], a["subtype"]) for a in fake.accounts.values())
-    item = items.Item(user_id, fake.item_id, fake.access_token, institution_id=fake.institution_id)
-    assert items.create_item(items.Item(**{**item.__dict__, "link_accounts": accounts}), utcnow())
+    accounts = items.link_accounts_from(list(fake.accounts.values()))
+    item = items.Item(
+        user_id, fake.item_id, fake.access_token, institution_id=fake.institution_id, link_accounts=accounts
+    )
+    assert items.create_item(item, utcnow())
 
 
 PATHS: dict[str, Callable[[FakePlaid, FakePeers, str], Case]] = {

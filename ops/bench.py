@@ -121,13 +121,12 @@ def main() -> int:
     per_thousand = refiner["write_requests"] * 1000 / refiner["transactions"]
     baseline_per_thousand = refiner["baseline_put_items"] * 1000 / refiner["transactions"]
     print(f"1. DynamoDB write requests per 1,000 refined transactions ({refiner['rows']:.0f} rows):")
-    print(f"   refiner (batched):         {per_thousand:8.1f}  (+ {refiner['read_requests']:.0f} owner reads: rows and tombstones)")
+    print(f"   refiner (batched):         {per_thousand:8.1f}  (+ {refiner['read_requests']:.0f} owner reads)")
     print(f"   one PutItem per row:       {baseline_per_thousand:8.1f}")
     print(f"   ratio baseline / refiner:  {baseline_per_thousand / per_thousand:8.1f}x fewer requests")
     print("2. Rows written per second on this endpoint (the same rows):")
     print(
-        f"   refiner, end to end:       {refiner['refiner_rows_per_second']:8.0f}"
-        "  (decode, refine, owner check, write)"
+        f"   refiner, end to end:       {refiner['refiner_rows_per_second']:8.0f}  (decode, refine, owner check, write)"
     )
     print(f"   raw BatchWriteItem:        {refiner['raw_rows_per_second']:8.0f}")
     print(f"   ratio refiner / raw:       {refiner['refiner_rows_per_second'] / refiner['raw_rows_per_second']:8.2f}")

@@ -5,7 +5,7 @@ Every step is idempotent, so a redelivered message repeats the route safely. A
 finishes on redelivery whichever of its steps failed. Segment events carry keys derived
 from the message, and domain events carry ids derived from what they describe. The user
 must exist in the User Service before anything is said about them: ``UserNotFoundError``
-drops the message (seed 002), any other User Service failure retries it.
+drops the message, any other User Service failure retries it.
 """
 
 from __future__ import annotations

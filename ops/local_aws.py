@@ -1,6 +1,7 @@
 """The local AWS: moto server on 127.0.0.1:4566 (LocalStack's edge port).
 
-:func:`local_aws` starts moto server when nothing listens on the port and stops it on
+:func:`local_aws` starts moto server (through :mod:`ops.moto_server`, which makes each
+DynamoDB request atomic as in AWS) when nothing listens on the port and stops it on
 exit; when something already listens (a running LocalStack, another moto) it is used
 as it is and left running.
 """
@@ -100,7 +101,7 @@ def local_aws(
         return
     log = log_path.open("ab") if log_path else subprocess.DEVNULL
     process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", host, "-p", str(port)],
+        [sys.executable, "-m", "ops.moto_server", "-H", host, "-p", str(port)],
         stdout=log,
         stderr=subprocess.STDOUT,
     )

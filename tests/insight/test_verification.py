@@ -28,7 +28,6 @@ from chalicelib.insight.verification import (
     review,
     submit,
 )
-from tests.conftest import USE_LOCALSTACK
 from tests.insight.data.conftest import NOW
 
 APPROVED, DENIED, PENDING = VerificationStatus.APPROVED, VerificationStatus.DENIED, VerificationStatus.PENDING
@@ -203,11 +202,9 @@ def test_a_review_never_lands_on_a_cycle_its_reviewer_did_not_see(aws_endpoint: 
     assert verification.get_verification(user_id).status is PENDING
 
 
-# moto server does not serialise conditional writes: two threads can both pass the same
-# condition (checked with a bare UpdateItem race), so this runs only against LocalStack,
-# whose DynamoDB does. The interleavings above prove the same rule deterministically.
+# A real race: the session's moto serves DynamoDB requests one at a time (ops/moto_server.py),
+# so conditional writes are atomic as in AWS. The interleavings above prove the rule step by step.
 @pytest.mark.integration
-@pytest.mark.skipif(not USE_LOCALSTACK, reason="needs a DynamoDB with atomic conditional writes (make test-localstack)")
 def test_concurrent_reviews_decide_once(aws_endpoint: str, user_id: str) -> None:
     # GIVEN a pending verification and six reviewers deciding at the same moment
     submit(user_id, a_stream(), actor=user(user_id), now=NOW)

@@ -1,8 +1,9 @@
 """The local AWS keeps DynamoDB's promise that each request is atomic.
 
 moto alone serves requests on many threads without a lock, so two conditional writes can
-both pass one condition (seen here: 14 of 150 rounds of this race had two winners); ops/moto_server.py serialises DynamoDB requests. Races in other
-tests (locks, cooldowns, verification reviews) are only real if this holds.
+both pass one condition (seen here: 14 of 150 rounds of this race had two winners);
+ops/moto_server.py serialises DynamoDB requests. Races in other tests (locks, cooldowns,
+verification reviews) are only real if this holds.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def test_conditional_updates_racing_on_one_row_have_exactly_one_winner(aws_endpo
         start = threading.Barrier(RACERS)
         winners: list[int] = []
 
-        def claim(n: int, key: str = key, start: threading.Barrier = start) -> None:
+        def claim(n: int, key: str = key, start: threading.Barrier = start, winners: list[int] = winners) -> None:
             start.wait()
             try:
                 client.update_item(

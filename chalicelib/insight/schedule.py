@@ -436,12 +436,20 @@ _GAP_RANGES: dict[Cadence, tuple[float, float]] = {
 
 
 def plausible_cadences(days: Sequence[date]) -> set[Cadence]:
-    """The cadences the median gap between distinct ``days`` supports (the fit's pre-filter)."""
+    """The cadences the gaps between distinct ``days`` support (the fit's pre-filter): a
+    typical gap in a cadence's range, or twice its range (one occurrence missed in between).
+    The typical gaps are the median and the shortest, and every gap of a short series (an
+    extra deposit or a missed one distorts the median of a few dates)."""
     ordinals = sorted({d.toordinal() for d in days})
     if len(ordinals) < 2:
         return set()
-    gap = statistics.median(b - a for a, b in itertools.pairwise(ordinals))
-    return {cadence for cadence, (low, high) in _GAP_RANGES.items() if low <= gap <= high or low <= gap / 2 <= high}
+    gaps = [b - a for a, b in itertools.pairwise(ordinals)]
+    typical = set(gaps) if len(gaps) < 6 else {statistics.median(gaps), min(gaps)}
+    return {
+        cadence
+        for cadence, (low, high) in _GAP_RANGES.items()
+        if any(low <= gap <= high or low <= gap / 2 <= high for gap in typical)
+    }
 
 
 def _default_prior(schedule: Schedule) -> float:
@@ -602,17 +610,24 @@ def _weekend_rule(rule: Schedule) -> bool:
 
 
 def _candidates(
-    cadence: Cadence, observed: Sequence[int], variants: Sequence[_Variant], keep: int
-) -> list[tuple[Schedule, _Variant]]:
-    """The ``keep`` rule and variant pairs of ``cadence`` that explain the most observations
-    exactly (weekend weekdays only unrolled: rolled, they are the Friday or Monday rule again)."""
-    ranked = [
-        (-len(explained), _order(rule), variant[0].value, variant[1], rule, variant)
-        for (rule, variant), explained in _votes(cadence, observed, variants).items()
-        if not (_weekend_rule(rule) and variant[0] is not Roll.NONE)
-    ]
-    ranked.sort(key=lambda r: r[:4])
-    return [(r[4], r[5]) for r in ranked[:keep]]
+    cadence: Cadence,
+    observed: Sequence[int],
+    variants: Sequence[_Variant],
+    keep: int,
+    penalty: Callable[[Schedule], float],
+) -> list[tuple[Schedule, float]]:
+    """The ``keep`` schedules of ``cadence`` that explain the most observations exactly, the
+    likelier (lower ``penalty``) first among equals, each with its penalty. Weekend weekdays
+    are kept only unrolled: rolled, they are the Friday or Monday rule again."""
+    ranked = []
+    for (rule, (roll, shift)), explained in _votes(cadence, observed, variants).items():
+        if _weekend_rule(rule) and roll is not Roll.NONE:
+            continue
+        schedule = rule.posting(roll, shift)
+        cost = penalty(schedule)
+        ranked.append((-len(explained), cost, _order(schedule), schedule))
+    ranked.sort(key=lambda r: r[:3])
+    return [(schedule, cost) for _, cost, _, schedule in ranked[:keep]]
 
 
 def _order(s: Schedule) -> tuple[str, tuple[int, ...], int, int, int, int, str, int]:
@@ -631,7 +646,7 @@ def fit(
     default_roll: Roll = Roll.PREV,
     tolerance: int = 2,
     prior: Prior | None = None,
-    keep: int = 12,
+    keep: int = 16,
     limit: int = 5,
 ) -> list[Fit]:
     """The schedules that best explain ``days`` (distinct dates the payment posted), best first.
@@ -655,15 +670,17 @@ def fit(
     chosen = set(cadences) if cadences is not None else plausible_cadences([date.fromordinal(o) for o in observed])
     variants = [(r, s) for r in rolls for s in shifts if not (r is Roll.NONE and s)]
     _load_span(lo - 20, hi + 400)
+
+    def penalty(schedule: Schedule) -> float:
+        cost = _default_prior(schedule) + 0.004 * (schedule.roll is not default_roll) + 0.001 * abs(schedule.shift)
+        return cost + (prior(schedule) if prior is not None else 0.0)
+
     scored: list[_Scored] = []
     for cadence in sorted(chosen):
-        for rule, (roll, shift) in _candidates(cadence, observed, variants, keep):
-            schedule = rule.posting(roll, shift)
-            penalty = _default_prior(schedule) + 0.004 * (roll is not default_roll) + 0.001 * abs(shift)
-            if prior is not None:
-                penalty += prior(schedule)
-            expected = _posting(schedule._nominal(lo - _NOMINAL_BEFORE - 3, hi + 10), roll, shift, lo, hi)
-            result = _score(schedule, expected, observed, hi, tolerance, penalty)
+        for schedule, cost in _candidates(cadence, observed, variants, keep, penalty):
+            nominal = schedule._nominal(lo - _NOMINAL_BEFORE - 3, hi + 10)
+            expected = _posting(nominal, schedule.roll, schedule.shift, lo, hi)
+            result = _score(schedule, expected, observed, hi, tolerance, cost)
             if result is not None:
                 scored.append(result)
     scored.sort(key=lambda s: (-round(s.score, 9), _order(s.schedule)))

@@ -1,0 +1,94 @@
+"""What every payday algorithm answers, and the errors that mean "this algorithm cannot run"."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+from chalicelib.errors import ServiceError
+from chalicelib.insight.payday.collection import CollectionDates
+
+#: The cadence of a user with no payday to predict.
+NO_CADENCE = "NONE"
+#: Cadences an answer can carry: the schedule engine's income cadences, or NONE.
+CADENCES = ("WEEKLY", "BIWEEKLY", "FOUR_WEEKLY", "SEMI_MONTHLY", "MONTHLY", NO_CADENCE)
+
+
+class Detection(StrEnum):
+    """The algorithms of the payday chain, named as the capture rows and the cache name them."""
+
+    PAVE = "PAVE_PAYDAY_CALCULATION"
+    FLOATME_V2 = "FLOATME_V2_PAYDAY_CALCULATION"
+    FLOATME = "FLOATME_PAYDAY_CALCULATION"
+
+
+class PaydayModelError(ServiceError):
+    """A payday algorithm could not run for this user (the chain moves on)."""
+
+
+class InsufficientHistoryError(PaydayModelError):
+    """Too little history to say anything, not even that income is irregular."""
+
+
+class PaveUnavailableError(PaydayModelError):
+    """No usable Pave income insight is cached for the user (none, no date, or stale)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PaydayPrediction:
+    """One algorithm's answer. No ``next_payday`` is an answer too: cadence ``NONE`` and the
+    ``reason`` (irregular income, no income, a payday that did not arrive ...)."""
+
+    algorithm: Detection
+    next_payday: date | None
+    cadence: str
+    confidence: float
+    source: str | None = None
+    collection: CollectionDates | None = None
+    upcoming: tuple[date, ...] = ()
+    reason: str | None = None
+    schedule: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def none(cls, algorithm: Detection, reason: str, **details: Any) -> PaydayPrediction:
+        return cls(algorithm, None, NO_CADENCE, 0.0, reason=reason, details=details)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (ISO dates), for capture rows and the cache."""
+        return {
+            "algorithm": self.algorithm.value,
+            "next_payday": self.next_payday.isoformat() if self.next_payday else None,
+            "cadence": self.cadence,
+            "confidence": round(self.confidence, 3),
+            "source": self.source,
+            "instant": _iso(self.collection.instant if self.collection else None),
+            "standard": _iso(self.collection.standard if self.collection else None),
+            "extended": _iso(self.collection.extended if self.collection else None),
+            "upcoming": [d.isoformat() for d in self.upcoming],
+            "reason": self.reason,
+            "schedule": self.schedule,
+            **({"details": self.details} if self.details else {}),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AlgorithmFailure:
+    """Why an algorithm produced no answer at all (its error, as the capture row records it)."""
+
+    algorithm: Detection
+    error: str
+    message: str
+
+    @classmethod
+    def of(cls, algorithm: Detection, exc: BaseException) -> AlgorithmFailure:
+        return cls(algorithm, type(exc).__name__, str(exc))
+
+    def to_dict(self) -> dict[str, str]:
+        return {"algorithm": self.algorithm.value, "error": self.error, "message": self.message}
+
+
+def _iso(day: date | None) -> str | None:
+    return day.isoformat() if day else None

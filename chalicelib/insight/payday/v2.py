@@ -1,0 +1,451 @@
+"""FloatMe V2: the schedule model of the payday chain.
+
+1. **Candidates** (:mod:`.candidates`): inflows that could be paychecks, one stream per payer
+   and account.
+2. **Fit**: each stream with two or more deposits is fitted with the calendar schedules of
+   :mod:`chalicelib.insight.schedule` (weekly, every two or four weeks, semi-monthly pairs,
+   monthly day, last business day, nth weekday), each rolled back or forward over closed Fed
+   days and posted 0-2 business days early. The candidates are ranked by posterior: the
+   log-likelihood of the deposits under a simple noise model (a deposit on the expected day,
+   a day or two off, missed, extra) plus a log prior from US payroll practice.
+3. **Regular or not**: a stream is regular when its best schedule matches two deposits or
+   more with F1 >= 0.7 and a mean distance under 0.75 day; streams without income evidence
+   must do better (4 matches, F1 >= 0.85, 80% on the day, never on a day ACH does not
+   settle), gig platforms better still (6 matches).
+   Its status is ACTIVE, LATE (the last expected deposit did not come) or ENDED (two did not,
+   or another payer started paying after its last deposit).
+4. **Primary**: among regular streams not ENDED, the payer with the largest monthly amount;
+   within that payer (a split deposit), the account that receives the most.
+5. **Next payday**, never early when unsure: each schedule's posterior goes to the date it
+   projects next; the prediction is the earliest date with at most 1/21 of the probability
+   after it, the date that minimises the expected cost when an early prediction costs 20
+   times a late one. A later date that 5% of the posterior backs (a roll rule the history
+   never exercised, a biweekly and a semi-monthly rule on few deposits ...) wins.
+   A paycheck-sized deposit seen within two days before the next date means that payday came
+   early: the one after is next. When at least two of the last eight deposits (and a fifth of them) posted
+   later than the schedule, the prediction moves later by as many business days (up to two).
+6. **Answers without a date**: the primary's last payday did not arrive (LATE), pay stopped,
+   a new payer has paid once so far (and, paying more at once than the primary pays in a
+   month, may be the main income), or nothing is regular (gig payouts, no income): V2
+   answers "no payday" with the reason. It cannot run at all (the chain falls back) with
+   under 14 days of history, or under 45 days when no payer has paid twice yet.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from chalicelib.insight.calendar import is_business_day
+from chalicelib.insight.payday.candidates import Evidence, Stream, candidate_streams
+from chalicelib.insight.payday.collection import collection_dates
+from chalicelib.insight.payday.types import Detection, InsufficientHistoryError, PaydayPrediction
+from chalicelib.insight.schedule import (
+    LAST_DAY,
+    PER_YEAR,
+    Cadence,
+    Fit,
+    Roll,
+    Schedule,
+    business_days_between,
+    fit,
+    plausible_cadences,
+    shift_business_days,
+)
+from chalicelib.insight.transactions import Txn
+
+MIN_HISTORY_DAYS = 14
+ANSWER_HISTORY_DAYS = 45
+TOLERANCE = 2
+PAYROLL_CADENCES = frozenset(
+    {Cadence.WEEKLY, Cadence.BIWEEKLY, Cadence.FOUR_WEEKLY, Cadence.SEMI_MONTHLY, Cadence.MONTHLY}
+)
+FULL_EVIDENCE = {Cadence.WEEKLY: 6, Cadence.BIWEEKLY: 4, Cadence.SEMI_MONTHLY: 4}  # others: 3
+LATE_LOOKBACK = 8
+UNLABELLED_MIN_CENTS = 100_00
+
+ACTIVE, LATE, ENDED = "ACTIVE", "LATE", "ENDED"
+
+# --- the posterior of a schedule given a stream's deposits ------------------------------------
+#
+# log P(deposits | schedule): each expected date matched on the day, 1 or 2 days off, or
+# missed; each deposit no expected date explains; each expected date of the last two days
+# not seen yet.
+_ON_DAY = math.log(0.93)
+_OFF_BY = {1: math.log(0.05), 2: math.log(0.015)}
+_MISSED = math.log(0.03)
+_EXTRA = math.log(0.02)
+_PENDING = math.log(0.5)
+#: An early collection (a debit before the money lands) costs this many times a late one, so
+#: the prediction is the date that leaves at most 1/21 of the posterior probability later.
+EARLY_COST_RATIO = 20.0
+
+# log P(schedule): US payroll practice (pay-period lengths as the BLS reports them; paydays
+# mostly on Fridays; semi-monthly on the 1st/15th or the 15th/last day, else two days 15
+# apart; Social Security on Wednesdays; a closed payday paid the business day before; most
+# banks post on the payday, some one or two business days early).
+_CADENCE = {
+    Cadence.WEEKLY: 0.27,
+    Cadence.BIWEEKLY: 0.43,
+    Cadence.SEMI_MONTHLY: 0.20,
+    Cadence.MONTHLY: 0.10,
+    Cadence.FOUR_WEEKLY: 0.01,
+}
+_WEEKDAY = {4: 0.70, 3: 0.12, 2: 0.07, 1: 0.05, 0: 0.06}
+_PAIRS = {(1, 15): 0.35, (15, LAST_DAY): 0.35, (1, 16): 0.03, (15, 30): 0.03}
+_MONTH_DAY = {1: 0.2, 15: 0.1, LAST_DAY: 0.2}
+_ROLL = {Roll.PREV: 0.93, Roll.NEXT: 0.07, Roll.NONE: 0.001}
+_SHIFT = {0: 0.75, 1: 0.10, 2: 0.15}
+
+
+def _rule_prior(schedule: Schedule) -> float:
+    cadence = schedule.cadence
+    if cadence in (Cadence.WEEKLY, Cadence.BIWEEKLY, Cadence.FOUR_WEEKLY):
+        weekday = schedule.weekday if cadence is Cadence.WEEKLY else ((schedule.phase or 0) - 1) % 7
+        weeks = {Cadence.WEEKLY: 1, Cadence.BIWEEKLY: 2, Cadence.FOUR_WEEKLY: 4}[cadence]
+        return _WEEKDAY.get(weekday if weekday is not None else 4, 0.001) / weeks  # which week: uniform
+    if cadence is Cadence.SEMI_MONTHLY:
+        first, second = schedule.days
+        return _PAIRS.get((first, second), 0.15 / 13 if second != LAST_DAY and second - first == 15 else 0.0005)
+    if schedule.nth is not None:
+        if schedule.weekday == 2 and schedule.nth in (2, 3, 4):
+            return 0.04  # Social Security
+        return 0.03 if (schedule.nth, schedule.weekday) == (-1, 4) else 0.001
+    return _MONTH_DAY.get(schedule.days[0], 0.3 / 28)
+
+
+def _government_rule(payer: str) -> Callable[[Schedule], bool] | None:
+    """The published schedule of a federal payer, when ``payer`` is one: Social Security on the
+    second, third or fourth Wednesday or the 3rd, SSI and VA benefits on the 1st, military pay
+    (DFAS) on the 1st and the 15th; all paid the business day before a closed day."""
+    if payer == "SSA":
+        return lambda s: (
+            s.cadence is Cadence.MONTHLY
+            and ((s.weekday == 2 and s.nth in (2, 3, 4)) or (s.nth is None and s.days == (3,)))
+        )
+    if payer in ("SSI", "VA"):
+        return lambda s: s.cadence is Cadence.MONTHLY and s.nth is None and s.days == (1,)
+    if payer.startswith("DFAS"):
+        return lambda s: (
+            (s.cadence is Cadence.SEMI_MONTHLY and s.days == (1, 15))
+            or (s.cadence is Cadence.MONTHLY and s.nth is None and s.days == (1,))
+        )
+    return None
+
+
+def log_prior(schedule: Schedule, payer: str = "") -> float:
+    """How common a payroll schedule is, as a log probability (see the tables above); a
+    federal payer's published schedule is near certain."""
+    shift = _SHIFT.get(schedule.shift, 0.01)
+    government = _government_rule(payer)
+    if government is not None:
+        rule = 0.9 if government(schedule) else 0.0005
+        return math.log(rule * (0.999 if schedule.roll is Roll.PREV else 0.001) * shift)
+    return math.log(_CADENCE.get(schedule.cadence, 0.001) * _rule_prior(schedule) * _ROLL[schedule.roll] * shift)
+
+
+def log_likelihood(f: Fit) -> float:
+    """How probable the deposits are if ``f``'s schedule is the payer's (see above)."""
+    total = len(f.unmatched) * _EXTRA + len(f.pending) * _PENDING
+    for expected, observed in f.pairs:
+        if observed is None:
+            total += _MISSED
+        else:
+            off = abs((observed - expected).days)
+            total += _ON_DAY if off == 0 else _OFF_BY.get(off, _MISSED)
+    return total
+
+
+def payroll_prior(payer: str = "") -> Callable[[Schedule], float]:
+    """The engine's tie-breaking prior for ``payer``: a small multiple of the log prior."""
+    return lambda schedule: -0.0005 * log_prior(schedule, payer)
+
+
+# --- streams ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StreamFit:
+    """A candidate stream with its schedule fits (best posterior first) and what they say."""
+
+    stream: Stream
+    fits: tuple[Fit, ...]
+    posteriors: tuple[float, ...]
+    regular: bool
+    status: str
+    reason: str
+
+    @property
+    def best(self) -> Fit | None:
+        return self.fits[0] if self.fits else None
+
+    @property
+    def monthly_cents(self) -> float:
+        best = self.best
+        per_year = PER_YEAR[best.cadence] if best else 12.0
+        return self.stream.median_cents() * per_year / 12
+
+    def with_status(self, status: str, reason: str) -> StreamFit:
+        return StreamFit(self.stream, self.fits, self.posteriors, self.regular, status, reason)
+
+    def summary(self) -> dict[str, Any]:
+        best = self.best
+        return {
+            "payer": self.stream.payer,
+            "account_id": self.stream.account_id,
+            "deposits": len(self.stream.deposits),
+            "evidence": self.stream.evidence.value,
+            "gig": self.stream.gig,
+            "regular": self.regular,
+            "status": self.status,
+            "reason": self.reason,
+            "schedule": best.schedule.describe() if best else None,
+            "cadence": best.cadence.value if best else None,
+            "f1": round(best.f1, 3) if best else None,
+            "median_cents": self.stream.median_cents(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class V2Result:
+    """Everything V2 worked out: its answer (or why it could not run), the payroll-candidate
+    transactions it selected and each stream's fit."""
+
+    prediction: PaydayPrediction | None
+    error: InsufficientHistoryError | None
+    candidates: tuple[Txn, ...]
+    streams: tuple[StreamFit, ...]
+
+
+def _strict(stream: Stream) -> bool:
+    return stream.gig or stream.evidence is Evidence.UNLABELLED
+
+
+def _status(best: Fit) -> str:
+    missed = best.missed_since_last_match
+    return ACTIVE if missed == 0 else LATE if missed == 1 else ENDED
+
+
+def _regular(stream: Stream, best: Fit) -> tuple[bool, str]:
+    strict = _strict(stream)
+    need = (6 if stream.gig else 4) if strict else 2
+    on_day = best.exact / best.matched if best.matched else 0.0
+    if best.matched < need:
+        return False, f"{best.matched} deposit(s) on schedule, {need} needed"
+    if best.f1 < (0.85 if strict else 0.7):
+        return False, f"schedule fit too weak (F1 {best.f1:.2f})"
+    if best.residual > 0.75 or (strict and on_day < 0.8):
+        return False, f"deposits too far from any schedule ({on_day:.0%} on the expected day)"
+    if strict and any(not is_business_day(d) for d in stream.days):
+        return False, "paid out on days no ACH settles (instant payouts)"
+    if stream.evidence is Evidence.UNLABELLED and stream.median_cents() < UNLABELLED_MIN_CENTS:
+        return False, "small deposits without income evidence"
+    return True, best.schedule.describe()
+
+
+def fit_stream(stream: Stream, as_of: date, history_start: date) -> StreamFit:
+    """Fit one stream and judge it (regular or not; ACTIVE, LATE or ENDED)."""
+    days = stream.days
+    cadences = plausible_cadences(days) & PAYROLL_CADENCES
+    if len(days) < 2 or not cadences:
+        reason = "one deposit so far" if len(days) < 2 else "deposits on no calendar cadence"
+        return StreamFit(stream, (), (), False, ENDED if len(days) < 2 else ACTIVE, reason)
+    fits = fit(
+        days,
+        end=as_of,
+        start=history_start,
+        cadences=cadences,
+        rolls=(Roll.PREV, Roll.NEXT),
+        shifts=(0, 1, 2),
+        tolerance=TOLERANCE,
+        prior=payroll_prior(stream.payer),
+        keep=16 if len(days) > 3 else 48,  # a few deposits fit many schedules: keep them all
+        limit=30 if len(days) > 3 else 60,
+    )
+    if not fits:
+        return StreamFit(stream, (), (), False, ACTIVE, "no schedule fits")
+    posterior = [(log_likelihood(f) + log_prior(f.schedule, stream.payer), -n, f) for n, f in enumerate(fits)]
+    ranked = sorted(posterior, key=lambda p: p[:2], reverse=True)
+    ordered = tuple(f for _, _, f in ranked)
+    regular, reason = _regular(stream, ordered[0])
+    return StreamFit(stream, ordered, tuple(p for p, _, _ in ranked), regular, _status(ordered[0]), reason)
+
+
+def _replaced(fitted: Sequence[StreamFit]) -> list[StreamFit]:
+    """A LATE stream whose payer was followed by another regular payer (a job change or a new
+    account) has ended."""
+    out = []
+    for sf in fitted:
+        last = sf.stream.deposits[-1].day
+        if sf.regular and sf.status == LATE and any(o.regular and o.stream.deposits[0].day > last for o in fitted):
+            out.append(sf.with_status(ENDED, "replaced by a newer income stream"))
+        else:
+            out.append(sf)
+    return out
+
+
+def _primary(fitted: Sequence[StreamFit]) -> StreamFit | None:
+    """The receiving stream of the payer with the largest monthly income among regular,
+    not ended streams."""
+    payers: dict[str, list[StreamFit]] = {}
+    for sf in fitted:
+        if sf.regular and sf.status != ENDED:
+            payers.setdefault(sf.stream.payer, []).append(sf)
+    if not payers:
+        return None
+    payer = max(payers.values(), key=lambda group: (sum(sf.monthly_cents for sf in group), group[0].stream.payer))
+    return max(payer, key=lambda sf: (sf.stream.median_cents(), sf.stream.account_id))
+
+
+def _unfitted_rival(fitted: Sequence[StreamFit], primary: StreamFit, as_of: date) -> StreamFit | None:
+    """A new payer (one recent deposit, income evidence, not gig) paying more at once than the
+    primary pays in a month: it may be the main income, with a payday not known yet."""
+    for sf in fitted:
+        stream = sf.stream
+        if (
+            len(stream.deposits) == 1
+            and stream.evidence is Evidence.INCOME
+            and not stream.gig
+            and stream.payer != primary.stream.payer
+            and (as_of - stream.deposits[0].day).days <= 45
+            and stream.deposits[0].cents >= primary.monthly_cents
+        ):
+            return sf
+    return None
+
+
+def _no_regular_reason(fitted: Sequence[StreamFit], history_days: int) -> str:
+    ended = [sf for sf in fitted if sf.regular and sf.status == ENDED]
+    newcomers = [sf for sf in fitted if len(sf.stream.deposits) == 1 and sf.stream.evidence is Evidence.INCOME]
+    if ended and newcomers:
+        old, new = ended[0].stream.display_name, newcomers[0].stream.display_name
+        return f"income changed: pay from {old} stopped and {new} has paid once so far"
+    if ended:
+        last = ended[0].stream.deposits[-1].day
+        return f"pay from {ended[0].stream.display_name} stopped after {last.isoformat()}"
+    if any(sf.stream.gig for sf in fitted):
+        return "income is irregular (gig payouts on no fixed schedule)"
+    if fitted:
+        return "no income deposits on a regular schedule"
+    return f"no income deposits in {history_days} days"
+
+
+def _decide(sf: StreamFit, cost_ratio: float) -> tuple[Fit, list[date], float]:
+    """The next payday that minimises the expected cost when predicting ``cost_ratio`` times
+    worse early than late: the ``cost_ratio / (cost_ratio + 1)`` quantile of the posterior
+    distribution of the next payday over the schedules (those expecting the same dates still
+    pending as the best). Returns the schedule behind it, its projected paydays and the
+    posterior probability of that date."""
+    best, top = sf.fits[0], sf.posteriors[0]
+    mass: dict[date, float] = {}
+    behind: dict[date, tuple[Fit, list[date]]] = {}
+    for f, posterior in zip(sf.fits, sf.posteriors, strict=True):
+        upcoming = f.next_dates(3) if f.pending == best.pending else []
+        if upcoming:
+            mass[upcoming[0]] = mass.get(upcoming[0], 0.0) + math.exp(posterior - top)
+            behind.setdefault(upcoming[0], (f, upcoming))
+    total, quantile, seen = sum(mass.values()), cost_ratio / (cost_ratio + 1), 0.0
+    for day in sorted(mass):
+        seen += mass[day]
+        if seen >= quantile * total - 1e-12:
+            chosen, upcoming = behind[day]
+            return chosen, _came_early(sf, chosen, upcoming), mass[day] / total
+    raise AssertionError("the quantile lies within the distribution")  # pragma: no cover
+
+
+def _came_early(sf: StreamFit, chosen: Fit, upcoming: list[date]) -> list[date]:
+    """A paycheck-sized deposit the schedule did not expect, within two days before the next
+    payday, is that payday come early: the one after is next."""
+    last = sf.stream.deposits[-1]
+    typical = sf.stream.median_cents()
+    if (
+        last.day not in {o for _, o in chosen.pairs}
+        and 0 < (upcoming[0] - last.day).days <= TOLERANCE
+        and abs(last.cents - typical) <= 0.35 * typical
+    ):
+        return chosen.schedule.next_dates(upcoming[0], 3)
+    return upcoming
+
+
+def _lateness(chosen: Fit) -> int:
+    """Business days to move the prediction later: deposits that keep posting after the
+    schedule (at least two of the last eight and a fifth of them) are expected to go on so."""
+    recent = [(e, o) for e, o in chosen.pairs if o is not None][-LATE_LOOKBACK:]
+    late = [business_days_between(e, o) for e, o in recent if o > e]
+    if len(late) >= 2 and len(late) * 5 >= len(recent):
+        return min(2, max(late))
+    return 0
+
+
+def _prediction(sf: StreamFit, as_of: date, fitted: Sequence[StreamFit], cost_ratio: float) -> PaydayPrediction:
+    chosen, upcoming, probability = _decide(sf, cost_ratio)
+    shift = _lateness(chosen)
+    if shift:
+        upcoming = [shift_business_days(d, shift) for d in upcoming]
+    upcoming = [d for d in upcoming if d > as_of]
+    best = sf.fits[0]
+    evidence = min(1.0, best.matched / FULL_EVIDENCE.get(best.cadence, 3))
+    on_day = best.exact / best.matched
+    stability = 1 - min(0.5, sf.stream.amount_spread())
+    confidence = probability * best.f1 * evidence * on_day * stability * (0.8 if shift else 1.0)
+    schedule = chosen.schedule.describe() + (f"; lately {shift} business day(s) later" if shift else "")
+    return PaydayPrediction(
+        Detection.FLOATME_V2,
+        upcoming[0],
+        chosen.cadence.value,
+        round(max(0.0, min(1.0, confidence)), 3),
+        source=sf.stream.display_name,
+        collection=collection_dates(upcoming),
+        upcoming=tuple(upcoming),
+        schedule=schedule,
+        details={"streams": [f.summary() for f in fitted]},
+    )
+
+
+def analyse(txns: Sequence[Txn], as_of: date, *, cost_ratio: float = EARLY_COST_RATIO) -> V2Result:
+    """Run V2 on visible transactions (see the module docstring). ``cost_ratio``: how many
+    times worse an early prediction is than a late one (1 predicts the posterior median:
+    for measuring what the never-early policy costs)."""
+    streams = candidate_streams(txns)
+    candidates = tuple(t for s in streams for t in s.txns)
+    if not txns:
+        return V2Result(None, InsufficientHistoryError("no transactions"), candidates, ())
+    history_start = min(t.day for t in txns)
+    history_days = (as_of - history_start).days + 1
+    if history_days < MIN_HISTORY_DAYS:
+        error = InsufficientHistoryError(f"{history_days} days of history, {MIN_HISTORY_DAYS} needed")
+        return V2Result(None, error, candidates, ())
+    fitted = _replaced([fit_stream(s, as_of, history_start) for s in streams])
+    primary = _primary(fitted)
+    details = {"streams": [sf.summary() for sf in fitted]}
+    if primary is None:
+        if history_days < ANSWER_HISTORY_DAYS and not any(len(s.deposits) >= 2 for s in streams):
+            error = InsufficientHistoryError(f"no payer has paid twice in {history_days} days")
+            return V2Result(None, error, candidates, tuple(fitted))
+        reason = _no_regular_reason(fitted, history_days)
+        return V2Result(PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted))
+    rival = _unfitted_rival(fitted, primary, as_of)
+    if rival is not None:
+        reason = (
+            f"{rival.stream.display_name} has paid once so far, more than {primary.stream.display_name} pays in a"
+            " month: too early to tell which payday is the main one"
+        )
+        return V2Result(PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted))
+    if primary.status == LATE:
+        best = primary.fits[0]
+        missed = best.missed[-1].isoformat() if best.missed else "the last payday"
+        reason = f"the pay expected from {primary.stream.display_name} on {missed} has not arrived"
+        return V2Result(PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted))
+    return V2Result(_prediction(primary, as_of, fitted, cost_ratio), None, candidates, tuple(fitted))
+
+
+def predict(txns: Sequence[Txn], as_of: date) -> PaydayPrediction:
+    """V2's answer alone; raises :class:`InsufficientHistoryError` when it cannot run."""
+    result = analyse(txns, as_of)
+    if result.prediction is None:
+        assert result.error is not None
+        raise result.error
+    return result.prediction

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ops import bench_payday
 from ops.local_aws import apply_local_env, local_aws
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,6 +146,7 @@ def main() -> int:
     print(f"   import app:                {app_import:.3f} s")
     print(f"   import chalice, boto3:     {base_import:.3f} s")
     print(f"   ratio app / baseline:      {app_import / base_import:.2f}x")
+    bench_payday.main()
     return 0
 
 

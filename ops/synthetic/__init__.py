@@ -1,0 +1,1 @@
+"""Seeded synthetic users with ground truth, for the insight models' evaluation (never deployed)."""

@@ -1,0 +1,80 @@
+"""The synthetic users the models are measured on: reproducible, API-shaped, truthful."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+import pytest
+
+from chalicelib.insight.calendar import fed_holidays
+from chalicelib.insight.transactions import parse
+from ops import bench_payday
+from ops.synthetic import fedcal, holdout, users
+
+GENERATORS = [pytest.param(users.make_user, id="tuning"), pytest.param(holdout.make_user, id="held-out")]
+KEYS = {
+    "txn_id",
+    "account_id",
+    "amount",
+    "iso_currency_code",
+    "date",
+    "authorized_date",
+    "name",
+    "merchant_name",
+    "personal_finance_category",
+    "category",
+    "pending",
+}
+
+
+def test_the_fed_table_and_the_computed_calendar_agree() -> None:
+    computed = set().union(*(fed_holidays(year) for year in range(fedcal.FIRST_YEAR, fedcal.LAST_YEAR + 1)))
+    assert computed == set(fedcal.CLOSED)
+
+
+@pytest.mark.parametrize("make", GENERATORS)
+def test_a_seed_gives_the_same_user_every_time(make: Callable[[int, int], users.SyntheticUser]) -> None:
+    assert make(5, 3) == make(5, 3)
+    assert make(5, 3).transactions != make(6, 3).transactions
+
+
+@pytest.mark.parametrize("make", GENERATORS)
+def test_transactions_have_the_api_shape(make: Callable[[int, int], users.SyntheticUser]) -> None:
+    for index in range(6):
+        person = make(11, index)
+        for row in person.transactions:
+            assert set(row) >= KEYS
+            parse(row)  # the models' input contract accepts every row
+            assert isinstance(row["amount"], int) and isinstance(row["pending"], bool)
+            pfc = row["personal_finance_category"]
+            assert pfc is None or set(pfc) == {"primary", "detailed"}
+
+
+@pytest.mark.parametrize("make", GENERATORS)
+def test_the_truth_is_a_deposit_after_as_of_or_no_payday(make: Callable[[int, int], users.SyntheticUser]) -> None:
+    for index in range(25):
+        person = make(13, index)
+        truth = person.truth
+        if truth.next_payday is None:
+            assert truth.cadence == "NONE" and truth.archetype in ("gig_only", "no_income")
+            continue
+        assert truth.next_payday > person.as_of and fedcal.is_open(truth.next_payday)
+        assert truth.cadence in bench_payday.CADENCES
+
+
+def test_history_keeps_the_window_and_the_future() -> None:
+    person = users.make_user(3, 1)
+    short = person.history(30)
+    assert min(r["date"] for r in short) >= (person.as_of - timedelta(days=29)).isoformat()
+    assert any(r["date"] > person.as_of.isoformat() for r in short)  # the model must ignore those
+    assert max(r["date"] for r in person.visible()) <= person.as_of.isoformat()
+
+
+def test_the_bench_report_prints_model_and_baseline(capsys: pytest.CaptureFixture[str]) -> None:
+    people = users.generate(4, 8)
+    ours = bench_payday.score(people, bench_payday.model, (90,))
+    base = bench_payday.score(people, bench_payday.baseline.predict, (90,))
+    bench_payday.report("sample", people, ours, base)
+    out = capsys.readouterr().out
+    assert "sample: 8 users" in out and "exact model/base" in out and "ceiling" in out

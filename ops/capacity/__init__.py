@@ -1,0 +1,1 @@
+"""The capacity model: measure the pipeline locally, compute what it needs at scale (``make capacity``)."""

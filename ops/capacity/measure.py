@@ -1,0 +1,286 @@
+"""The measurement core: the real pipeline run locally, every AWS request it makes charged.
+
+A signed webhook goes through the app's route (Chalice's local gateway, in process), the local
+event runtime delivers the queues, the Kinesis stream and the table streams to the app's
+handlers, and the API answers pages through the same gateway with a bearer token from the
+development issuer. Plaid is the fake Plaid. The scenarios, each a *phase*:
+
+* ``history`` — a HISTORICAL_UPDATE of an item holding ``history_transactions`` transactions:
+  every row is new (pages, the throttle queue, first writes of every GSI copy);
+* ``removal`` — on a second item of ordinary density, Plaid settles its pending transactions
+  and sends TRANSACTIONS_REMOVED for them (tombstones, soft deletes);
+* ``update`` — then a DEFAULT_UPDATE with ``new_per_update`` new transactions: the 14-day window
+  is mined again, so most rows are rewritten unchanged;
+* ``api`` — a transactions page and the accounts of the first user.
+
+The second item's first mine and an API call run first, unmeasured, so per-container caches (queue
+URLs, Plaid's webhook key, the issuer's keys) are warm, as in a steady state.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ops.capacity.meter import EntityWrites, Meter, TableSpec, Usage
+from ops.capacity.sizes import IndexSpec
+
+if TYPE_CHECKING:
+    from chalicelib.infra.declaration import Infrastructure
+    from ops.fakes.auth0 import FakeAuth0
+    from ops.fakes.plaid import FakeItem, FakePlaid
+    from ops.runtime import EventRuntime
+
+#: Phases, in the order they run.
+HISTORY, REMOVAL, UPDATE, API = "history", "removal", "update", "api"
+#: Functions charged by the harness itself (the other names are the app's handlers).
+INTAKE, API_TRANSACTIONS, API_ACCOUNTS, API_CATEGORIES = "intake", "api.transactions", "api.accounts", "api.categories"
+MINER, THROTTLE_MINER, REFINER = "mine_webhooks", "mine_throttled", "refine_transactions"
+FEEDER = "feed_transactions_table"
+#: The handlers a transactions mine reaches, and so the event sources the run delivers.
+PIPELINE = (MINER, THROTTLE_MINER, REFINER, FEEDER)
+
+
+class MeasurementError(RuntimeError):
+    """The run did not do what a measurement needs (a failed request, hooks lost)."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the local run is made of; :data:`FULL` feeds the document, :data:`SMALL` the test."""
+
+    history_transactions: int = 1000
+    history_days: int = 170
+    #: Density of the second item, transactions per day, over ``typical_history_days``.
+    typical_per_day: int = 3
+    typical_history_days: int = 90
+    new_per_update: int = 3
+    api_page_limit: int = 100
+    #: Seed of the fake items' data (None: random, for runs sharing a server with other runs).
+    seed: int | None = 7
+    drain_timeout: float = 180.0
+
+
+FULL = Inputs()
+SMALL = Inputs(history_transactions=30, history_days=20, typical_history_days=15, api_page_limit=20)
+
+
+@dataclass
+class Measurements:
+    """What one local run measured: usage per (phase, function), sizes per entity, facts."""
+
+    inputs: Inputs
+    usage: dict[tuple[str, str], Usage]
+    sizes: dict[str, list[int]]
+    index_copies: dict[str, int]
+    index_key_bytes: dict[str, list[int]] = field(default_factory=dict)
+    facts: dict[str, int] = field(default_factory=dict)
+
+    def functions(self, phase: str) -> dict[str, Usage]:
+        return {f: u for (p, f), u in sorted(self.usage.items()) if p == phase}
+
+    def of(self, phase: str, function: str) -> Usage:
+        return self.usage.get((phase, function), Usage())
+
+    def total(self, phase: str) -> Usage:
+        return merge(self.functions(phase).values())
+
+
+def merge(usages: Any) -> Usage:
+    """The sum of several usages."""
+    total = Usage()
+    for usage in usages:
+        total.invocations += usage.invocations
+        total.records += usage.records
+        total.requests.update(usage.requests)
+        total.plaid_calls.update(usage.plaid_calls)
+        total.write_units.update(usage.write_units)
+        for target, units in usage.read_units.items():
+            total.read_units[target] += units
+        total.read_bytes.update(usage.read_bytes)
+        for name, writes in usage.entities.items():
+            into = total.entity(name)
+            for attribute in EntityWrites.__dataclass_fields__:
+                setattr(into, attribute, getattr(into, attribute) + getattr(writes, attribute))
+        for attribute in ("kinesis_records", "kinesis_bytes", "sqs_messages", "sqs_bytes", "events", "event_bytes"):
+            setattr(total, attribute, getattr(total, attribute) + getattr(usage, attribute))
+    return total
+
+
+def table_specs(infra: Infrastructure) -> list[TableSpec]:
+    """The declared tables, their keys and GSIs, as the meter needs them."""
+    return [
+        TableSpec(t.name, t.hash_key, t.range_key, tuple(IndexSpec(i.name, i.hash_key, i.range_key) for i in t.indexes))
+        for t in infra.tables
+    ]
+
+
+def side_client() -> Any:
+    """A DynamoDB client outside the factory: its reads are the meter's own, never charged."""
+    import boto3
+
+    from chalicelib.settings import get_settings
+
+    settings = get_settings()
+    return boto3.session.Session().client(
+        "dynamodb", endpoint_url=settings.aws_endpoint_url, region_name=settings.region
+    )
+
+
+def factory_clients() -> list[Any]:
+    """Every client the service's factory builds for the pipeline and the API."""
+    from chalicelib.aws import clients
+
+    return [
+        clients.dynamodb().meta.client,
+        clients.client("dynamodb"),
+        clients.sqs(),
+        clients.kinesis(),
+        clients.events(),
+    ]
+
+
+class Harness:
+    """The app, the event runtime, the fakes and the meter, driven one phase at a time."""
+
+    def __init__(self, plaid: FakePlaid, issuer: FakeAuth0, inputs: Inputs, starting_position: str | None) -> None:
+        from chalice.config import Config
+        from chalice.local import LocalGateway
+
+        import app as application
+        from chalicelib.infra.declaration import declare
+        from ops.runtime import EventRuntime
+
+        self.app = application.app
+        self.plaid, self.issuer, self.inputs = plaid, issuer, inputs
+        self.meter = Meter(table_specs(declare()), side_client())
+        config = Config.create(chalice_app=self.app, app_name="txn", chalice_stage="dev", lambda_timeout=60)
+        self.gateway = LocalGateway(self.app, config)
+        self.runtime: EventRuntime = EventRuntime(
+            self.app,
+            visibility_timeout=1,
+            ttl_interval=None,
+            starting_position=starting_position,
+            functions=PIPELINE,  # what a mine reaches; fewer sources to poll per round
+        )
+
+    @contextmanager
+    def metering(self) -> Iterator[Meter]:
+        clients = factory_clients()
+        self.meter.attach(clients)
+        try:
+            with self.meter.observing_handlers(self.app):
+                yield self.meter
+        finally:
+            self.meter.detach()
+        if any(a is not b for a, b in zip(clients, factory_clients(), strict=True)):
+            raise MeasurementError("the client factory was reset during the run: requests went unobserved")
+
+    @contextmanager
+    def phase(self, name: str | None) -> Iterator[None]:
+        previous, self.meter.phase = self.meter.phase, name
+        try:
+            yield
+        finally:
+            self.meter.phase = previous
+
+    def warm_queue_urls(self) -> None:
+        """Resolve every declared queue's URL once, as a warm container already has."""
+        from chalicelib.aws.messaging import queue_url
+        from chalicelib.infra.declaration import declare
+
+        for queue in declare().queues:
+            queue_url(queue.name)
+
+    def load_categories(self) -> None:
+        """The categories the fake Plaid uses, through the project's loader (local seeding)."""
+        from chalicelib.data import categories
+        from ops.fakes.plaid.catalog import MERCHANTS, SUBSCRIPTIONS
+
+        found = {m.category_id: m.category for m in MERCHANTS}
+        found.update({s[3]: s[2] for s in SUBSCRIPTIONS})
+        categories.put_categories(categories.Category(i, tuple(h)) for i, h in sorted(found.items()))
+
+    def link(self, user_id: str, count: int, days: int, seed: int | None) -> FakeItem:
+        from ops.demo import link_fake_item
+
+        return link_fake_item(self.plaid, user_id, transaction_count=count, history_days=days, loans=False, seed=seed)
+
+    def webhook(self, payload: dict[str, Any]) -> None:
+        """Plaid's signed POST through the app's route, then the pipeline until idle."""
+        body, header = self.plaid.sign_webhook(payload)
+        headers = {"Content-Type": "application/json", "Plaid-Verification": header}
+        with self.meter.acting_as(INTAKE):
+            response = self.gateway.handle_request("POST", "/v1/plaid", headers, body)
+        if response["statusCode"] != 200:
+            raise MeasurementError(f"the webhook was refused: {response['statusCode']} {response['body']}")
+        result = self.runtime.drain(timeout=self.inputs.drain_timeout)
+        failed = {name: s for name, s in result.functions.items() if s.failures or s.errors}
+        if failed:
+            raise MeasurementError(f"handlers failed during the run: {failed}")
+
+    def get(self, function: str, path: str, user_id: str) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {self.issuer.user_token(user_id)}"}
+        with self.meter.acting_as(function):
+            response = self.gateway.handle_request("GET", path, headers, None)
+        if response["statusCode"] != 200:
+            raise MeasurementError(f"GET {path}: {response['statusCode']} {response['body']}")
+        return json.loads(response["body"])  # type: ignore[no-any-return]
+
+
+def measure(
+    plaid: FakePlaid, issuer: FakeAuth0, inputs: Inputs = FULL, *, starting_position: str | None = None
+) -> Measurements:
+    """Run every phase against the configured local endpoint and fakes; return what was charged."""
+    from ops.fakes.plaid import webhooks
+
+    harness = Harness(plaid, issuer, inputs, starting_position)
+    history_seed, typical_seed = (None, None) if inputs.seed is None else (inputs.seed, inputs.seed + 1)
+    facts: dict[str, int] = {}
+    with harness.metering() as meter:
+        history_user, typical_user = (f"capacity-{uuid.uuid4().hex[:15]}" for _ in range(2))
+        # The ordinary item's first mine, unmeasured, is also the warm-up: after it, per-container caches
+        # (queue URLs, Plaid's webhook key, the issuer's keys) are warm, as in a steady state.
+        harness.warm_queue_urls()
+        typical_count = inputs.typical_per_day * inputs.typical_history_days
+        typical = harness.link(typical_user, typical_count, inputs.typical_history_days, typical_seed)
+        harness.webhook(webhooks.transactions_update(typical.item_id, "HISTORICAL_UPDATE"))
+        harness.get(API_ACCOUNTS, f"/v1/users/{typical_user}/accounts", typical_user)
+
+        history = harness.link(history_user, inputs.history_transactions, inputs.history_days, history_seed)
+        with harness.phase(HISTORY):
+            harness.webhook(webhooks.transactions_update(history.item_id, "HISTORICAL_UPDATE"))
+
+        gone, _posted = plaid.post_pending(typical.access_token)
+        facts["settled"] = len(gone)
+        if not gone:  # no pending row to settle: Plaid retracts two recent ones instead
+            gone = plaid.remove_transactions(
+                typical.access_token, [t["transaction_id"] for t in typical.transactions[:2]]
+            )
+        plaid.add_transactions(typical.access_token, inputs.new_per_update)
+        with harness.phase(REMOVAL):
+            harness.webhook(webhooks.transactions_removed(typical.item_id, gone))
+        with harness.phase(UPDATE):
+            harness.webhook(webhooks.transactions_update(typical.item_id, new_transactions=inputs.new_per_update))
+
+        harness.load_categories()
+        with harness.phase(API):
+            page = harness.get(
+                API_TRANSACTIONS, f"/v1/users/{history_user}/transactions?limit={inputs.api_page_limit}", history_user
+            )
+            listed = harness.get(API_ACCOUNTS, f"/v1/users/{history_user}/accounts", history_user)
+            tree = harness.get(API_CATEGORIES, "/v1/categories", history_user)
+        facts.update(
+            removed=len(gone),
+            page_rows=len(page["transactions"]),
+            accounts=len(listed["accounts"]),
+            category_rows=len(tree["categories"]),
+        )
+    meter.charge_plaid_calls([(c.at, c.endpoint) for c in plaid.calls()])
+    return Measurements(
+        inputs, dict(meter.usage), dict(meter.sizes), dict(meter.index_copies), dict(meter.index_key_bytes), facts
+    )

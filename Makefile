@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 OUT ?= out
 
-.PHONY: run test test-localstack lint typecheck unit bootstrap package bench clean
+.PHONY: run test test-localstack lint typecheck unit bootstrap package bench capacity clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ package: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m ops.bench
+
+# Measure the pipeline on a local run and regenerate docs/capacity.md.
+capacity: $(STAMP)
+	$(BIN)/python -m ops.capacity
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache out

@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ops.capacity.meter import EntityWrites, Meter, TableSpec, Usage
@@ -97,6 +98,8 @@ def merge(usages: Any) -> Usage:
         total.invocations += usage.invocations
         total.records += usage.records
         total.requests.update(usage.requests)
+        total.items_written.update(usage.items_written)
+        total.bytes_written.update(usage.bytes_written)
         total.plaid_calls.update(usage.plaid_calls)
         total.write_units.update(usage.write_units)
         for target, units in usage.read_units.items():
@@ -205,6 +208,20 @@ class Harness:
         found.update({s[3]: s[2] for s in SUBSCRIPTIONS})
         categories.put_categories(categories.Category(i, tuple(h)) for i, h in sorted(found.items()))
 
+    def insight_writes(self, user_id: str) -> None:
+        """One of every insight write, each charged to its access pattern (sizes kept apart)."""
+        from ops.capacity.insight import INSIGHT, WRITES
+
+        now = datetime.now(UTC)
+        self.meter.record_sizes = False
+        try:
+            with self.phase(INSIGHT):
+                for write in WRITES:
+                    with self.meter.acting_as(write.function):
+                        write.write(user_id, now)
+        finally:
+            self.meter.record_sizes = True
+
     def link(self, user_id: str, count: int, days: int, seed: int | None) -> FakeItem:
         from ops.demo import link_fake_item
 
@@ -274,6 +291,7 @@ def measure(
             )
             listed = harness.get(API_ACCOUNTS, f"/v1/users/{history_user}/accounts", history_user)
             tree = harness.get(API_CATEGORIES, "/v1/categories", history_user)
+        harness.insight_writes(f"capacity-{uuid.uuid4().hex[:15]}")
         facts.update(
             removed=len(gone),
             page_rows=len(page["transactions"]),

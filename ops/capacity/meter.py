@@ -78,6 +78,9 @@ class Usage:
     read_units: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     read_bytes: Counter[str] = field(default_factory=Counter)
     entities: dict[str, EntityWrites] = field(default_factory=dict)
+    #: table -> items written, and the bytes they hold after the write
+    items_written: Counter[str] = field(default_factory=Counter)
+    bytes_written: Counter[str] = field(default_factory=Counter)
     kinesis_records: int = 0
     kinesis_bytes: int = 0
     sqs_messages: int = 0
@@ -115,6 +118,8 @@ class Meter:
         self.index_copies: dict[str, int] = {}
         #: entity -> bytes of the GSI key attributes (names and values) of every item written
         self.index_key_bytes: dict[str, list[int]] = {}
+        #: Off while writes are charged whose entities must not mix into the sizes above.
+        self.record_sizes = True
         self._attached: list[tuple[Any, str, Callable[..., Any]]] = []
         #: (start, end, phase, function) of every charged invocation, to place Plaid's calls
         self._windows: list[tuple[float, float, str, str]] = []
@@ -332,6 +337,9 @@ class Meter:
             else:
                 writes.index_updates += 1
         if after is not None:
+            usage.items_written[table] += 1
+            usage.bytes_written[table] += item_size(after)
+        if after is not None and self.record_sizes:
             self.sizes.setdefault(entity, []).append(item_size(after))
             self.index_copies[entity] = sum(1 for index in spec.indexes if index.key_of(after) is not None)
             key_names = {n for index in spec.indexes for n in (index.hash_key, index.range_key) if n and n in after}

@@ -291,12 +291,15 @@ def ceilings(
     limits: Limits,
     declared: Declared,
     tables: Mapping[str, str],
+    other_writes: Mapping[str, float] | None = None,
 ) -> list[Ceiling]:
     """Every limit with the users at which the busiest hour reaches it, lowest first.
 
-    ``tables`` maps a write/read target (``<table>`` or ``<table>/GSIn``) to its display name.
+    ``tables`` maps a write/read target (``<table>`` or ``<table>/GSIn``) to its display name;
+    ``other_writes`` adds write units per user per day on other tables (by display name).
     """
     one = per_user_peak(load_per_user_day, a)
+    extra = {name: units * a.peak_factor / DAY_SECONDS for name, units in (other_writes or {}).items()}
     found = [
         Ceiling(
             "refiner",
@@ -334,7 +337,7 @@ def ceilings(
             "a quota increase; cache reference reads at the edge",
         ),
     ]
-    for target, units in sorted(one.write_units.items()):
+    for target, units in sorted({**one.write_units, **extra}.items()):
         found.append(
             Ceiling(
                 "writes",
@@ -424,7 +427,7 @@ def hot_keys(m: Measurements, load_per_user_day: Load, a: Assumptions, limits: L
             "refining one page of a new item's history",
             burst,
             limits.partition_write_units,
-            "burst, one 500-transaction page",
+            "burst, one 500-transaction page (assumed latencies)",
             burst_action,
         ),
         HotKey(

@@ -67,6 +67,8 @@ def num(value: float) -> str:
         return f"{value:,.1f}"
     if magnitude >= 0.1:
         return f"{value:.2f}"
+    if magnitude < 0.001:
+        return "< 0.001"
     return f"{value:.2g}"
 
 
@@ -148,6 +150,7 @@ def render(ctx: Context) -> str:
     _scales(doc)
     _hot_keys(doc)
     _first(doc)
+    _insight(doc)
     _limits(doc)
     return doc.text()
 
@@ -713,8 +716,11 @@ def _hot_keys(doc: Doc) -> None:
 def _first(doc: Doc) -> None:
     a, limits, declared = doc.a, doc.ctx.limits, doc.ctx.declared
     load = model.per_user_day(model.flows(doc.m, a))
+    from ops.capacity import insight
+
     names = {t: doc.name(t) for t in (*load.write_units, *load.read_units)}
-    found = model.ceilings(load, a, limits, declared, names)
+    others = {f"`<stage>-{t}`": units for t, units in insight.per_table(insight.loads(doc.m, a)).items()}
+    found = model.ceilings(load, a, limits, declared, names, others)
     rows = [(i + 1, c.name, c.limit, users_label(c.users), c.fix) for i, c in enumerate(found[:CEILINGS_SHOWN])]
     first = found[0]
     doc.add(
@@ -769,6 +775,73 @@ def _fixes(doc: Doc, found: Sequence[model.Ceiling]) -> list[str]:
             "attribute names, shorter GSI keys) halves every write of it and of its index copies."
         )
     return [*ordered, SHARED_KEYS_FIX]
+
+
+def _insight(doc: Doc) -> None:
+    from ops.capacity import insight
+
+    a = doc.a
+    found = insight.loads(doc.m, a)
+    rows = [
+        (
+            load.write.access,
+            f"`<stage>-{load.write.table}`",
+            load.write.what,
+            load.write.trigger,
+            num(load.per_user_day),
+            load.rows,
+            num(load.bytes_per_row) if load.rows else "—",
+            num(load.units),
+            num(load.units_per_user_day),
+        )
+        for load in found
+    ]
+    totals = insight.per_table(found)
+    scale_rows = [
+        (
+            f"`<stage>-{table}`",
+            num(units),
+            *(num(units * users * a.peak_factor / model.DAY_SECONDS) for users in a.users),
+        )
+        for table, units in totals.items()
+    ]
+    pipeline = sum(model.per_user_day(model.flows(doc.m, a)).write_units.values())
+    everything = sum(totals.values())
+    doc.add(
+        "## Insight tables",
+        "No flow writes the insight tables in the local run yet, so the run writes one representative row of each "
+        "access pattern through the data module that owns it (`chalicelib/insight/`), and the meter charges each "
+        "write as it charges the pipeline's: **units per write are measured**, including conditional writes that "
+        "fail (a daily capture already taken still costs its item's size). **How often a user causes each write is "
+        "assumed** (Pave is sent every transactions mine, and its insights come back once per upload; a payday "
+        "evaluation per app session). The tables have no GSI and no stream, so nothing is amplified; TTL deletions "
+        "cost no units.",
+        table(
+            (
+                "access",
+                "table",
+                "write",
+                "trigger (assumed)",
+                "per user per day",
+                "rows",
+                "bytes per row",
+                "units per write",
+                "units per user per day",
+            ),
+            rows,
+        ),
+        f"Write units per user per day, and per second at the busiest hour ({num(a.peak_factor)} x average):",
+        table(("table", "per user per day", *(f"{scale_label(u)} users, units/s" for u in a.users)), scale_rows),
+        f"Together {num(everything)} write units per user per day, against {num(pipeline)} for the transactions "
+        "pipeline. Every key of these tables names one user (`USERS#<user>`, `PAYDAY#<user>`, `MINE#<user>`, "
+        "`LABEL#<user>`, `INCOME_DETECTION#<user>`, the capture partition), so no key is shared between users and "
+        f"none comes near a partition's limit: all of a user's insight writes together are {num(everything)} units a "
+        "day. The pave table's per-user partition is the one that grows: each Pave mine adds its recurring expenses "
+        "and rituals under a new `last_mine`, and only their TTL removes the old ones. The daily captures' "
+        "conditional puts that find the day already captured (F02+, F02p+) cost as much as a write; remembering in "
+        "the container that the day is captured would save them. The pave table's own quota enters the limits "
+        "above with the rest.",
+    )
 
 
 def _limits(doc: Doc) -> None:

@@ -149,6 +149,22 @@ def test_a_small_run_measures_sane_units_of_work(small_run: Any) -> None:
     assert units == read_units(int(page.read_bytes[target]), consistent=False)
 
 
+@pytest.mark.integration
+def test_every_insight_write_is_measured_through_its_data_module(small_run: Any) -> None:
+    from ops.capacity import insight
+    from ops.capacity.model import Assumptions
+
+    # THEN each access pattern wrote its rows and was charged at least a unit per row
+    for load in insight.loads(small_run, Assumptions()):
+        assert load.units >= max(load.rows, 1), load.write.access
+        if load.write.access.endswith("+"):  # the day was captured already: nothing written, still charged
+            assert load.rows == 0
+        else:
+            assert load.rows >= 1 and 100 < load.bytes_per_row < 400 * 1024, load.write.access
+    # AND none of it mixed into the pipeline's entity sizes
+    assert "CAPTURE" not in small_run.sizes
+
+
 def structure(text: str) -> list[str]:
     """Headings, table headers and the first cell of every table row: what must not depend on figures."""
     shape = []

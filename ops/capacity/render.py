@@ -348,12 +348,14 @@ def _per_thousand(doc: Doc) -> None:
     m = doc.m
     factor = 1000 / max(m.inputs.history_transactions, 1)
     total = m.total(HISTORY)
+    new_rows = total.entity("TRANSACTION").writes
     doc.add(
         "## Per 1,000 refined transactions",
         "Measured requests of the history phase, scaled to 1,000 transactions; units computed from the "
-        "measured items. Every row is new, so each transaction is written once with its four index copies, "
-        "and its id is first checked against the tombstones (a strongly consistent BatchGetItem: one read unit "
-        "per id, found or not).",
+        "measured items. Every row is new, so each transaction is written once with its four index copies. "
+        "Before writing, the refiner reads what is stored under the transaction's keys (its row, its tombstone) "
+        "with strongly consistent BatchGetItems: each key costs a read unit, found or not, which comes to "
+        f"{num(doc.reads(m.of(HISTORY, REFINER)) / max(new_rows, 1))} read units per transaction.",
         table(FUNCTION_HEADERS, _function_rows(doc, m.functions(HISTORY), factor)),
         "By table and index (units per 1,000 transactions):",
         table(
@@ -415,11 +417,11 @@ def _per_removal(doc: Doc) -> None:
     refiner = m.of(REMOVAL, REFINER)
     doc.add(
         "## Per removal",
-        f"The removal phase removed {m.facts.get('removed', 0)} transactions with one TRANSACTIONS_REMOVED "
-        "webhook. Each removal writes a tombstone (REMOVE, one GSI) and soft-deletes the row: a strongly "
-        "consistent read of its date, then an update that moves all four GSI sort keys under `REMOVED#` (a "
-        "delete and a put in every index). Per removed transaction (the refiner's share; the webhook's miner "
-        "costs as any mine's first page):",
+        f"The removal phase removed {m.facts.get('removed', 0)} transaction(s) with one TRANSACTIONS_REMOVED "
+        "webhook. Each removal checks who owns the stored row and tombstone, writes a tombstone (REMOVE, one GSI) "
+        "and soft-deletes the row: a strongly consistent read, then an update that moves all four GSI sort keys "
+        "under `REMOVED#` (a delete and a put in every index). Per removed transaction (the refiner's share; the "
+        "webhook's miner costs as any mine's first page):",
         table(
             ("", "AWS requests", "base write units", "GSI write units", "read units"),
             [
@@ -750,9 +752,10 @@ FIXES = {
     "days): they cost base units only, but they are the bulk of the table's writes. Mining Plaid's changes instead "
     "of a window (its sync endpoint returns only added, modified and removed transactions), or skipping rows whose "
     "content is unchanged, removes most of them; until then, raise the table's quota.",
-    "reads": "**Read volume.** Most reads are the refiner's strongly consistent tombstone check of every "
-    "transaction it writes, re-mined or not (one unit per id); mining only Plaid's changes removes most of them, "
-    "and caching the category tree removes the rest of the heat. Until then, raise the table's read quota.",
+    "reads": "**Read volume.** Most reads are the refiner's strongly consistent check of what is stored under every "
+    "transaction it writes, re-mined or not (its row and its tombstone, a unit per key); mining only Plaid's "
+    "changes removes most of them, an eventually consistent check would halve them, and caching the category tree "
+    "removes the rest of the heat. Until then, raise the table's read quota.",
     "api": "**API requests.** Raise the API Gateway quota; reference data can be cached at the edge.",
 }
 SHARED_KEYS_FIX = (

@@ -120,12 +120,12 @@ def test_a_small_run_measures_sane_units_of_work(small_run: Any) -> None:
     # THEN every transaction row was sized, between a few hundred bytes and the item limit, with four GSI copies
     assert all(300 < size < 400 * 1024 for size in m.sizes["TRANSACTION"])
     assert m.index_copies["TRANSACTION"] == 4
-    # AND each new transaction is one base write and four index puts, after one tombstone read unit
+    # AND each new transaction is one base write and four index puts, after at least its tombstone's read unit
     new = m.total(HISTORY).entity("TRANSACTION")
     assert new.writes == m.inputs.history_transactions
     assert (new.index_puts, new.index_deletes, new.index_updates) == (4 * new.writes, 0, 0)
     refiner = m.of(HISTORY, REFINER)
-    assert sum(refiner.read_units.values()) == new.writes
+    assert new.writes <= sum(refiner.read_units.values()) <= 4 * new.writes
     # AND one webhook was one intake message, one miner invocation and at least one page on the stream
     for phase in (HISTORY, REMOVAL, UPDATE):
         assert m.of(phase, INTAKE).requests == {"sqs.SendMessage": 1}

@@ -120,7 +120,7 @@ class Meter:
         self.index_key_bytes: dict[str, list[int]] = {}
         #: Off while writes are charged whose entities must not mix into the sizes above.
         self.record_sizes = True
-        self._attached: list[tuple[Any, str, Callable[..., Any]]] = []
+        self._attached: list[tuple[Any, str, str]] = []
         #: (start, end, phase, function) of every charged invocation, to place Plaid's calls
         self._windows: list[tuple[float, float, str, str]] = []
 
@@ -192,12 +192,13 @@ class Meter:
                 ("after-call.dynamodb", self._dynamodb_after),
             ]
             for event, hook in hooks:
-                events.register(event, hook)
-                self._attached.append((events, event, hook))
+                unique = f"capacity-meter-{id(self)}-{event}"  # registering twice is then a no-op
+                events.register(event, hook, unique_id=unique)
+                self._attached.append((events, event, unique))
 
     def detach(self) -> None:
-        for events, event, hook in self._attached:
-            events.unregister(event, hook)
+        for events, event, unique in self._attached:
+            events.unregister(event, unique_id=unique)
         self._attached.clear()
 
     def _count(self, model: Any, **_: Any) -> None:

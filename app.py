@@ -11,6 +11,7 @@ from chalicelib.api.errors import http_errors
 from chalicelib.api.routes import accounts as account_routes
 from chalicelib.api.routes import income as income_routes
 from chalicelib.api.routes import items as item_routes
+from chalicelib.api.routes import payday as payday_routes
 from chalicelib.api.routes import reference as reference_routes
 from chalicelib.api.routes import transactions as transaction_routes
 from chalicelib.infra.consumers import dynamodb_stream_consumer, kinesis_consumer, sqs_consumer
@@ -245,6 +246,12 @@ def get_institution(institution_id: str) -> Response:
 
 
 # --- insight (logic: chalicelib/api/routes, chalicelib/insight) ---------------------------
+
+
+@app.route("/v1/users/{user_id}/payday", methods=["GET"])
+@http_errors
+def get_payday(user_id: str) -> Response:
+    return payday_routes.get_payday(current_request())
 
 
 @app.route("/v1/users/{user_id}/income/verification", methods=["GET"])

@@ -289,6 +289,9 @@ class Settings:
     plaid_webhook_url: str | None = None
     #: Lifetime of a prequal or reactivation item until the persist endpoint clears it.
     pending_item_ttl_days: int = 7
+    #: The payday chain's flags: FloatMe V2 (``used_v2``) and Pave's income insight (``used_pave_v2``).
+    payday_used_v2: bool = True
+    payday_used_pave_v2: bool = True
     #: Days a recurring or ritual expense row outlives its ``due_date`` (``EXPENSE_TTL``).
     expense_ttl_days: int = 30
     #: Days a cash-advance score row is kept (``ScoreTTL``).
@@ -353,6 +356,8 @@ def load_settings() -> Settings:
         enable_liability_mining=_env_bool("ENABLE_LIABILITY_MINING", stage != "prod"),
         plaid_base_url=_url("PLAID_BASE_URL", _local(PLAID_PORT)),
         plaid_timeout_seconds=_bounded("PLAID_TIMEOUT_SECONDS", 10.0, minimum=0.01),
+        payday_used_v2=_env_bool("PAYDAY_USED_V2", True),
+        payday_used_pave_v2=_env_bool("PAYDAY_USED_PAVE_V2", True),
         **_api_settings(stage),
         expense_ttl_days=_whole("EXPENSE_TTL_DAYS", 30, minimum=1),
         score_ttl_days=_whole("SCORE_TTL_DAYS", 30, minimum=1),

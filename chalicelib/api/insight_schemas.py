@@ -20,6 +20,7 @@ from chalicelib.insight.data.income_verifications import (
     VerificationSource,
     VerificationStatus,
 )
+from chalicelib.insight.payday_evaluation import PaydayAnswer
 from chalicelib.plaid.schemas import StrictInteger
 
 MAX_TXN_NAME = 256
@@ -96,3 +97,36 @@ class IncomeVerificationOut(Schema):
 
 def income_verification_body(verification: IncomeVerification) -> dict[str, Any]:
     return dict(IncomeVerificationOut().dump(verification))
+
+
+# --- payday -----------------------------------------------------------------------------
+
+
+class PaydayQuery(Schema):
+    """``GET .../payday``: the loan asking (recorded in the capture row), optional."""
+
+    loan_id = id_field(load_default=None)
+
+
+class PaydayCollectionDatesOut(Schema):
+    instant = fields.Date(allow_none=True)
+    standard = fields.Date(allow_none=True)
+    extended = fields.Date(allow_none=True)
+
+
+class PaydayOut(Schema):
+    user_id = fields.String()
+    loan_id = fields.String(allow_none=True)
+    prediction_date = fields.Date()
+    next_payday = fields.Date(allow_none=True)
+    cadence = fields.String()
+    income_source = fields.String(allow_none=True)
+    collection_dates = fields.Function(lambda a: PaydayCollectionDatesOut().dump(a))
+    detection_used = fields.String()
+    confidence = fields.Function(lambda a: round(a.confidence, 3))
+    reason = fields.String(allow_none=True)
+    from_cache = fields.Boolean()
+
+
+def payday_body(answer: PaydayAnswer) -> dict[str, Any]:
+    return dict(PaydayOut().dump(answer))

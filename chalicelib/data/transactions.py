@@ -21,6 +21,7 @@ from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.batch import put_items
 from chalicelib.data.money import dollars_to_cents, from_dynamo
+from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import transaction_ttl
 from chalicelib.errors import ConditionFailedError, ValidationError
 
@@ -293,3 +294,17 @@ def _start_key(cursor: str, index: str, pk: str) -> dict[str, str]:
     except (ValueError, TypeError) as exc:
         raise ValidationError("invalid cursor") from exc
     return {**txn_key, f"{index}PK": pk, f"{index}SK": sort_key}
+
+
+def user_transactions_between(user_id: str, start: date, end: date) -> list[Transaction]:
+    """Every live transaction of the user dated ``start`` to ``end`` (inclusive), oldest first.
+
+    One GSI1 Query followed to its last page (the index ``list_transactions`` reads without
+    filters, eventually consistent); soft-deleted rows are not listed (their sort keys carry
+    the ``REMOVED#`` prefix). What the insight models read as a user's history.
+    """
+    condition = Key("GSI1PK").eq(keys.user_transactions_pk(user_id)) & _date_condition("GSI1SK", start, end)
+    rows = query_rows(
+        tables.transactions(), entity=keys.TRANSACTION, IndexName="GSI1", KeyConditionExpression=condition
+    )
+    return [from_item(row) for row in rows]

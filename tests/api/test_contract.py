@@ -109,6 +109,7 @@ QUERIES: dict[str, type[Schema]] = {
     "checkAccountChanges": api_requests.ChangeCheckQuery,
     "getLiabilityHistory": api_requests.LiabilityHistoryQuery,
     "removeItem": api_requests.RemoveItemQuery,
+    "getPayday": insight_schemas.PaydayQuery,
 }
 
 BODIES: dict[str, type[Schema]] = {
@@ -142,6 +143,8 @@ OUTPUTS: dict[str, type[Schema]] = {
     "Institution": api_responses.InstitutionOut,
     "IncomeVerification": insight_schemas.IncomeVerificationOut,
     "IncomeVerificationNote": insight_schemas.VerificationNoteOut,
+    "Payday": insight_schemas.PaydayOut,
+    "PaydayCollectionDates": insight_schemas.PaydayCollectionDatesOut,
 }
 
 

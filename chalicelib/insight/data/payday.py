@@ -5,6 +5,10 @@ computed on) is the validity key: :func:`cached_payday` serves a row only while 
 today. The 2-day ``ttl`` is garbage collection only. ``pave``, ``fm`` and ``v2`` hold each
 algorithm's full prediction as a map (``pave`` and ``v2`` are null when the chain did not
 run them); their shape belongs to the payday chain, this module stores it faithfully.
+The chosen answer's ``confidence``, ``reason`` and ``collection`` dates, the algorithms'
+``errors`` and the flags it was computed with (``used_v2``, ``used_pave_v2``) are kept too,
+so a cached answer is served, and captured, exactly as it was computed. Rows without them
+(written before they were kept) read as None.
 
 A write never replaces a row of a later ``prediction_date`` (a request that computed
 yesterday and writes after midnight loses to today's row).
@@ -47,6 +51,16 @@ class PaydayRecord:
     fm: Mapping[str, Any] | None = None
     v2: Mapping[str, Any] | None = None
     pave: Mapping[str, Any] | None = None
+    #: The chosen answer's confidence (0-1) and, without a date, why.
+    confidence: float | None = None
+    reason: str | None = None
+    #: The chosen answer's collection dates (``instant``, ``standard``, ``extended``: ISO days or None).
+    collection: Mapping[str, Any] | None = None
+    #: Each algorithm's error (type and message) by its detection name.
+    errors: Mapping[str, Any] | None = None
+    #: The chain's flags when it was computed (None: not recorded).
+    used_v2: bool | None = None
+    used_pave_v2: bool | None = None
 
 
 def payday_item(record: PaydayRecord) -> dict[str, Any]:
@@ -67,6 +81,12 @@ def payday_item(record: PaydayRecord) -> dict[str, Any]:
         "pave": to_dynamo(record.pave),
         "fm": to_dynamo(record.fm),
         "v2": to_dynamo(record.v2),
+        "confidence": to_dynamo(record.confidence),
+        "reason": record.reason,
+        "collection": to_dynamo(record.collection),
+        "errors": to_dynamo(record.errors),
+        "used_v2": record.used_v2,
+        "used_pave_v2": record.used_pave_v2,
         "ttl": payday_ttl(record.created_date),
     }
 
@@ -84,11 +104,25 @@ def from_item(row: Mapping[str, Any]) -> PaydayRecord:
         fm=_prediction(row.get("fm")),
         v2=_prediction(row.get("v2")),
         pave=_prediction(row.get("pave")),
+        confidence=_optional_float(row.get("confidence")),
+        reason=row.get("reason"),
+        collection=_prediction(row.get("collection")),
+        errors=_prediction(row.get("errors")),
+        used_v2=_optional_bool(row.get("used_v2")),
+        used_pave_v2=_optional_bool(row.get("used_pave_v2")),
     )
 
 
 def _prediction(value: Any) -> Mapping[str, Any] | None:
     return None if value is None else dict(from_dynamo(value))
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _optional_bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
 
 
 def put_payday(record: PaydayRecord) -> bool:

@@ -88,3 +88,36 @@ def test_a_recompute_overwrites_but_an_older_day_never_does(ddb: str, user_id: s
 @pytest.mark.integration
 def test_no_row_is_no_cache(ddb: str, user_id: str) -> None:
     assert cached_payday(user_id, TODAY) is None
+
+
+@pytest.mark.integration
+def test_the_served_answer_and_the_flags_round_trip_and_older_rows_read_none(ddb: str, user_id: str) -> None:
+    # GIVEN a prediction with its confidence, reason, collection dates, errors and flags
+    full = replace(
+        a_prediction(user_id),
+        confidence=0.875,
+        reason=None,
+        collection={"instant": "2026-11-27", "standard": "2026-11-30", "extended": None},
+        errors={"PAVE_PAYDAY_CALCULATION": {"error": "PaveUnavailableError", "message": "no insight"}},
+        used_v2=True,
+        used_pave_v2=False,
+    )
+    put_payday(full)
+    # THEN it reads back exactly
+    assert get_payday(user_id) == full
+    # AND a row written before these were kept reads them as None
+    table = tables.pave()
+    row = stored(table, keys.payday_key(user_id))
+    assert row is not None
+    for name in ("confidence", "reason", "collection", "errors", "used_v2", "used_pave_v2"):
+        row.pop(name)
+    table.put_item(Item=row)
+    older = get_payday(user_id)
+    assert older is not None
+    assert (older.confidence, older.collection, older.errors, older.used_v2, older.used_pave_v2) == (
+        None,
+        None,
+        None,
+        None,
+        None,
+    )

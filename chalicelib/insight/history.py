@@ -1,0 +1,64 @@
+"""A user's transaction history as the insight models read it.
+
+The models take API-shaped transaction dicts (:mod:`chalicelib.insight.transactions`). This
+module reads them by access pattern and applies the service's rules about what counts:
+
+* only the retained window: transactions dated in the ``RETENTION_DAYS`` (120) days ending
+  at ``as_of``, one GSI1 Query (rows older than that may linger until DynamoDB's TTL
+  deletes them; bounding the key condition keeps them out, so a late deletion never
+  changes an answer);
+* only live rows (a soft-deleted transaction's sort key leaves the ``DATE#`` range);
+* only items that are not REMOVED. A row's item is its ``item_id``, else the item its
+  ACCOUNT row names (rows written before owners were recorded); a row whose item cannot
+  be told is kept, as the API lists it.
+
+Reads: the user's items (strongly consistent Query), the transactions (GSI1, eventual),
+and the user's accounts only when a REMOVED item exists and a row names no item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, timedelta
+from typing import Any
+
+from chalicelib.data import accounts, items, transactions
+from chalicelib.data.transactions import Transaction
+from chalicelib.data.ttl import TRANSACTION_RETENTION_DAYS
+
+#: The history a model sees: what the service retains (the transaction TTL).
+RETENTION_DAYS = TRANSACTION_RETENTION_DAYS
+
+
+def model_transactions(user_id: str, as_of: date) -> list[dict[str, Any]]:
+    """The user's transactions the models may read at ``as_of``, oldest first, API-shaped."""
+    removed = {i.item_id for i in items.list_items(user_id) if i.status is items.ItemStatus.REMOVED}
+    rows = transactions.user_transactions_between(user_id, as_of - timedelta(days=RETENTION_DAYS), as_of)
+    if removed:
+        rows = _without_items(user_id, rows, removed)
+    return [api_shape(t) for t in rows]
+
+
+def _without_items(user_id: str, rows: list[Transaction], removed: set[str]) -> list[Transaction]:
+    item_of_account: dict[str, str] = {}
+    if any(not t.item_id for t in rows):
+        item_of_account = {a.acct_id: a.item_id for a in accounts.list_accounts(user_id)}
+    return [t for t in rows if (t.item_id or item_of_account.get(t.acct_id)) not in removed]
+
+
+def api_shape(txn: Transaction) -> dict[str, Any]:
+    """``txn`` as the models' input contract: the API's transaction object."""
+    pfc: Mapping[str, Any] = txn.personal_finance_category or {}
+    return {
+        "txn_id": txn.txn_id,
+        "account_id": txn.acct_id,
+        "amount": txn.amount,
+        "iso_currency_code": txn.iso_currency_code,
+        "date": txn.txn_date.isoformat(),
+        "authorized_date": txn.authorized_date.isoformat() if txn.authorized_date else None,
+        "name": txn.name,
+        "merchant_name": txn.merchant_name,
+        "personal_finance_category": {"primary": pfc.get("primary"), "detailed": pfc.get("detailed")} if pfc else None,
+        "category": list(txn.category) or None,
+        "pending": txn.pending,
+    }

@@ -7,7 +7,8 @@ with ``chalice local`` (:8000); runs the event runtime that delivers queues, the
 table streams, TTL expiries and schedules to the app's handlers; and a development
 identity provider (:4574) whose tokens the API accepts. Then it links a demo item through
 the API, has the fake Plaid send a signed INITIAL_UPDATE to ``POST /v1/plaid``, shows the
-pages being mined and refined, and prints a token and how to query the result. Ctrl-C
+pages being mined and refined, prints the demo user's payday as the API predicts it, and
+prints a token and how to query the result. Ctrl-C
 stops everything it started.
 """
 
@@ -137,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             f"a token for {DEMO_USER} (valid for an hour):\n  export TOKEN={token}\n"
             f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/transactions?limit=5\n'
             f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/accounts\n'
+            f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/payday\n'
             f"  .venv/bin/python -m ops.query {DEMO_USER}   (straight from the tables)"
         )
         say("running; Ctrl-C stops everything this command started")
@@ -195,7 +197,27 @@ def _demo(plaid: FakePlaid, app_url: str, token: str, transaction_count: int, st
             say(f"demo: {count} transactions refined so far")
             last, quiet_since = count, time.monotonic()
         stop.wait(1.0)
+    if not stop.is_set():
+        _show_payday(app_url, token)
     say("demo: done")
+
+
+def _show_payday(app_url: str, token: str) -> None:
+    """The demo user's predicted payday, read through the API as a client would."""
+    import json
+
+    request = urllib.request.Request(
+        f"{app_url}/v1/users/{DEMO_USER}/payday", headers={"Authorization": f"Bearer {token}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        payday = json.load(response)
+    dates = payday["collection_dates"]
+    say(
+        f"demo: {DEMO_USER}'s next payday {payday['next_payday']} ({payday['cadence']}, {payday['income_source']},"
+        f" {payday['detection_used']}, confidence {payday['confidence']}); collection: instant {dates['instant']},"
+        f" standard {dates['standard']}, extended {dates['extended']}"
+        + (f"; {payday['reason']}" if payday["reason"] else "")
+    )
 
 
 def _count_transactions(user_id: str) -> int:

@@ -34,8 +34,10 @@ from ops.fakes.plaid.catalog import (
     SUBSCRIPTIONS,
     Merchant,
 )
+from ops.synthetic.fedcal import CLOSED as FED_CLOSED
 
 ID_ALPHABET = string.ascii_letters + string.digits
+FRIDAY, SATURDAY = 4, 5
 DEFAULT_INSTITUTIONS = 300
 INSTITUTIONS_SEED = 20240601
 PENDING_DAYS = 2
@@ -281,17 +283,25 @@ class TransactionFactory:
         )  # fmt: skip
 
 
+def _payroll_day(day: date) -> date:
+    """When an ACH payroll scheduled on ``day`` lands: a Fed holiday or weekend pays the business day before."""
+    while day.weekday() >= SATURDAY or day in FED_CLOSED:
+        day -= timedelta(days=1)
+    return day
+
+
 def _recurring(factory: TransactionFactory, accounts: dict[str, str], start: date, end: date) -> list[dict[str, Any]]:
     """Payroll, rent, subscriptions, card payments, savings transfers and interest."""
     rng, out = factory.rng, []
     checking, savings, credit = accounts["checking"], accounts["savings"], accounts.get("credit")
     employer, pay = rng.choice(EMPLOYERS), _money(rng.uniform(1100, 2600))
-    payday = start + timedelta(days=rng.randrange(14))
+    first = start + timedelta(days=rng.randrange(14))
+    payday = first + timedelta(days=(FRIDAY - first.weekday()) % 7)  # biweekly payroll on Fridays
     while payday <= end:
         out.append(factory.make(
-            checking, payday, -pay, name=f"{employer} Payroll", merchant_name=employer,
+            checking, _payroll_day(payday), -pay, name=f"{employer} Payroll", merchant_name=employer,
             category=("Transfer", "Payroll"), category_id="21009000", pfc=("INCOME", "INCOME_WAGES"),
-            descriptor=f"{employer.upper()} DES:PAYROLL ID:{{n}}",
+            descriptor=f"{employer.upper()} DES:PAYROLL ID:{{n}} PPD",
         ))  # fmt: skip
         payday += timedelta(days=14)
     landlord, rent = rng.choice(LANDLORDS), float(rng.choice((1250, 1480, 1725, 2100)))

@@ -62,12 +62,15 @@ DETECTABLE, INACTIVE, UNSCORED = "detectable", "inactive", "unscored"
 @dataclass(frozen=True, slots=True)
 class Charge:
     """One charge of a true stream: ``day`` is when the payee charges (a card's authorization
-    day, an ACH debit's settlement day), ``posted`` the transaction's ``date``."""
+    day, an ACH debit's settlement day), ``posted`` the transaction's ``date``, ``scheduled``
+    the day the schedule says (``day`` differs when a card charge was retried or an ACH file
+    ran late)."""
 
     txn_id: str
     day: date
     posted: date
     amount: int
+    scheduled: date
 
 
 @dataclass
@@ -80,6 +83,11 @@ class TrueStream:
     charges: list[Charge] = field(default_factory=list)
     #: The first scheduled charge that did not happen (cancelled, paid off); None if it goes on.
     ended: date | None = None
+    #: Every day the schedule charges on (rolled), skipped ones included, until it ends.
+    scheduled: list[date] = field(default_factory=list)
+
+    def scheduled_after(self, day: date) -> date | None:
+        return next((d for d in self.scheduled if d > day), None)
 
 
 @dataclass
@@ -371,6 +379,7 @@ class _UserBuilder:
             if stop is not None and day >= stop:
                 stream.ended = roll(day, rule)
                 break
+            stream.scheduled.append(roll(day, rule))
             if frequency == WEEKLY and kind == "meal kit" and rng.random() < 0.1:
                 continue  # a skipped delivery week
             if card:
@@ -384,7 +393,7 @@ class _UserBuilder:
             txn_id = self._txn(
                 account, posted, cents, payee, stream.stream_id, card=card, authorized=charged, pfc=pfc, person=person
             )
-            stream.charges.append(Charge(txn_id, charged, posted, cents))
+            stream.charges.append(Charge(txn_id, charged, posted, cents, roll(day, rule)))
         self.streams.append(stream)
         return stream
 

@@ -58,6 +58,62 @@ _TRAILING_NOISE = frozenset(
     | {"AUTOPAY", "AUTO", "PAY", "BILL", "ACH", "DEBIT", "ONLINE", "INC", "LLC", "TO", "FROM", "REF"}
 )
 _SMALL_WORDS = frozenset({"OF", "AND", "THE", "FOR"})
+#: Two-letter state codes end the payee's name on a card line ("NETFLIX.COM LOS GATOS CA").
+_STATES = frozenset(
+    [
+        "AL",
+        "AK",
+        "AZ",
+        "AR",
+        "CA",
+        "CO",
+        "CT",
+        "DE",
+        "DC",
+        "FL",
+        "GA",
+        "HI",
+        "ID",
+        "IL",
+        "IN",
+        "IA",
+        "KS",
+        "KY",
+        "LA",
+        "ME",
+        "MD",
+        "MA",
+        "MI",
+        "MN",
+        "MS",
+        "MO",
+        "MT",
+        "NE",
+        "NV",
+        "NH",
+        "NJ",
+        "NM",
+        "NY",
+        "NC",
+        "ND",
+        "OH",
+        "OK",
+        "OR",
+        "PA",
+        "RI",
+        "SC",
+        "SD",
+        "TN",
+        "TX",
+        "UT",
+        "VT",
+        "VA",
+        "WA",
+        "WV",
+        "WI",
+        "WY",
+    ]
+)
 
 
 # ------------------------------------------------------------------ own-account transfers
@@ -174,7 +230,7 @@ def payee_groups(txns: Iterable[Txn]) -> list[list[Txn]]:
 
 def readable_name(txns: Sequence[Txn]) -> str:
     """Plaid's merchant name when it has one, else the payee words of the statement line
-    ("CON ED OF NY INTELL CK" reads "Con Ed of"; "ZELLE PAYMENT TO JOHN KIM", "Zelle to John Kim")."""
+    ("CON ED OF NY INTELL CK" reads "Con Ed"; "ZELLE PAYMENT TO JOHN KIM", "Zelle to John Kim")."""
     names = Counter(t.merchant_name for t in txns if t.merchant_name)
     if names:
         return names.most_common(1)[0][0]
@@ -184,9 +240,13 @@ def readable_name(txns: Sequence[Txn]) -> str:
         return f"{words[0].title()} to {' '.join(w.title() for w in _recipient(words))}".strip()
     readable: list[str] = []
     for word in words:
-        if word in _TRAILING_NOISE or (readable and len(word) == 2):
+        if word in _STATES and not readable:
+            continue  # "NY SDU CHILD SUPPORT": the state that collects it
+        if word in _TRAILING_NOISE or word in _STATES:
             break
         readable.append(word.lower() if word in _SMALL_WORDS and readable else word.title())
         if len(readable) == 3:
             break
+    while len(readable) > 1 and readable[-1].upper() in _SMALL_WORDS:
+        readable.pop()
     return " ".join(readable) or line.strip()

@@ -50,6 +50,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 from typing import Any
 
 from chalicelib.insight.calendar import add_business_days, is_business_day, next_business_day
@@ -334,12 +335,17 @@ def _judge(candidate: _Candidate, schedules: Iterable[Schedule], as_of: date) ->
     return min(judged, key=_rank, default=None)
 
 
-def _worth_fitting(candidate: _Candidate) -> bool:
-    """A varying amount can only pass as a bill: skip everyday spending and wild spreads."""
+def _worth_fitting(candidate: _Candidate, group: Sequence[Txn]) -> bool:
+    """Whether the candidate could pass at all (the fit is the costly part): three charge days,
+    or two when they are all the payee charged (a quarterly or annual bill); a varying amount
+    only as a bill."""
+    days = len({charge_day(t) for t in candidate.txns})
+    if days < DEFAULT_MIN_CHARGES and (days < 2 or len(candidate.txns) != len(group)):
+        return False
     if candidate.segments:
         return True
     amounts = [t.amount for t in candidate.txns]
-    return not _everyday(candidate.txns) and max(amounts) <= VARIABLE_SPREAD * min(amounts)
+    return _mostly_bills(candidate.txns) and max(amounts) <= VARIABLE_SPREAD * min(amounts)
 
 
 def _could_explain(cadence: Cadence, days: Sequence[date]) -> bool:
@@ -368,7 +374,7 @@ def _match(candidate: _Candidate, schedule: Schedule, as_of: date, *, card: bool
     exact, distance, due, dated, early = 0, 0, 0, 0, 0
     overdue: date | None = None
     for day in schedule.dates(first, as_of):
-        best = _nearest(free, day)
+        best = _nearest(free, day, *_window(day))
         if best is not None:
             free.remove(best)
             matched.append(best)
@@ -395,11 +401,17 @@ def _match(candidate: _Candidate, schedule: Schedule, as_of: date, *, card: bool
     )
 
 
-def _nearest(free: Sequence[Txn], day: date) -> Txn | None:
-    best: Txn | None = None
-    best_distance = 99
+@lru_cache(maxsize=4096)
+def _window(day: date) -> tuple[int, int]:
+    """Days after ``day`` a charge may come late, and a card charge may post."""
     late = max(LATE_DAYS, (add_business_days(day, 1) - day).days)
     posted_by = (next_business_day(day + timedelta(days=POSTING_LAG_DAYS)) - day).days
+    return late, posted_by
+
+
+def _nearest(free: Sequence[Txn], day: date, late: int, posted_by: int) -> Txn | None:
+    best: Txn | None = None
+    best_distance = 99
     for txn in free:
         offset = (charge_day(txn) - day).days
         on_time = -TOLERANCE_DAYS <= offset <= late
@@ -512,7 +524,7 @@ def _streams(group: Sequence[Txn], as_of: date) -> list[RecurringExpense]:
     accepted = []
     fitted: dict[tuple[Txn, ...], list[Schedule]] = {}
     for candidate in _candidates(group):
-        if not _worth_fitting(candidate):
+        if not _worth_fitting(candidate, group):
             continue
         if len(candidate.segments) == 2 and any(seg in fitted for seg in candidate.segments):
             # A price change keeps the schedule: reuse what its levels were fitted to.

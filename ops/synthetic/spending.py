@@ -19,12 +19,16 @@ timeline of outflows and inflows in the API's transaction shape, built to be har
   reference numbers, dates), Plaid's ``merchant_name`` present for some payees only, missing
   or wrong categories.
 
+Debits settle on the Federal Reserve's published closings (:mod:`ops.synthetic.fedcal`), not
+on the detector's computed calendar, so the two cannot share a mistake.
+
 :func:`expectations` states, for one evaluation day and history length, which true streams a
 detector is expected to report (see its docstring for the rules).
 """
 
 from __future__ import annotations
 
+import calendar
 import math
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -32,8 +36,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from chalicelib.insight.calendar import add_business_days, last_day_of_month, next_business_day, previous_business_day
 from ops.synthetic import spending_catalog as cat
+from ops.synthetic.fedcal import business_days_before, roll_back, roll_forward
 from ops.synthetic.spending_catalog import Payee, primary_of
 
 WEEKLY, BIWEEKLY, SEMI_MONTHLY, MONTHLY, QUARTERLY, ANNUALLY = (
@@ -156,9 +160,9 @@ def generate(seed: int, count: int) -> Iterator[SpendingUser]:
 
 def roll(day: date, rule: str) -> date:
     if rule == NEXT:
-        return next_business_day(day)
+        return roll_forward(day)
     if rule == PREV:
-        return previous_business_day(day)
+        return roll_back(day)
     return day
 
 
@@ -172,7 +176,7 @@ def monthly(start: date, stop: date, day: int | None, every: int = 1) -> list[da
     out: list[date] = []
     year, month = start.year, start.month
     while True:
-        last = last_day_of_month(year, month)
+        last = date(year, month, calendar.monthrange(year, month)[1])
         scheduled = last if day is None else last.replace(day=min(day, last.day))
         if scheduled >= stop:
             return out
@@ -384,11 +388,11 @@ class _UserBuilder:
                 continue  # a skipped delivery week
             if card:
                 charged = day + timedelta(days=rng.randint(1, 3)) if rng.random() < 0.02 else day
-                posted = next_business_day(charged + timedelta(days=rng.choice((0, 1, 1, 1, 2, 2, 3))))
+                posted = roll_forward(charged + timedelta(days=rng.choice((0, 1, 1, 1, 2, 2, 3))))
             else:
                 charged = posted = roll(day, rule)
                 if rng.random() < 0.03:
-                    charged = posted = add_business_days(posted, 1)  # a late ACH file
+                    charged = posted = business_days_before(posted, -1)  # a late ACH file
             cents = amount(day)
             txn_id = self._txn(
                 account, posted, cents, payee, stream.stream_id, card=card, authorized=charged, pfc=pfc, person=person
@@ -727,7 +731,7 @@ class _UserBuilder:
 
     def _spend(self, payee: Payee, day: date, cents: int, label: str, *, account: _Account | None = None) -> str:
         account = account or self._card_account()
-        posted = next_business_day(day + timedelta(days=self.rng.choice((0, 0, 1, 1, 2))))
+        posted = roll_forward(day + timedelta(days=self.rng.choice((0, 0, 1, 1, 2))))
         return self._txn(account, posted, max(50, cents), payee, label, card=True, authorized=day)
 
     def _habits(self) -> None:
@@ -864,7 +868,7 @@ class _UserBuilder:
             if rng.random() < 0.5:
                 days = [roll(d, NEXT) for d in monthly(self.noise[0], self.noise[1], rng.randint(1, 28))]
             else:
-                days = [next_business_day(d + timedelta(days=1)) for d in paydays]
+                days = [roll_forward(d + timedelta(days=1)) for d in paydays]
             for day in days:
                 pfc = rng.choice((*_SAVINGS_PFC, None))
                 self._txn(checking, day, amount, to_sav, "transfer:own", card=False, pfc=pfc)

@@ -19,6 +19,7 @@ of the next real charge), frequency accuracy and the amount's error against the 
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections import Counter
@@ -83,6 +84,8 @@ class Scores:
     #: Streams visibly stopped (cancelled, paid off) on the day, and how many were still reported.
     stopped: int = 0
     stopped_reported: int = 0
+    #: True positives, false positives, false negatives by user (for the bootstrap interval).
+    by_user: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def precision(self) -> float:
@@ -124,6 +127,30 @@ def _source(r: Reported, labels: Mapping[str, str]) -> str:
 
 
 def score_day(scores: Scores, user: SpendingUser, reported: Sequence[Reported], as_of: date, history: int) -> None:
+    before = (scores.true_positives, scores.false_positives, scores.false_negatives)
+    _score_day(scores, user, reported, as_of, history)
+    after = (scores.true_positives, scores.false_positives, scores.false_negatives)
+    tally = scores.by_user.setdefault(user.user_id, [0, 0, 0])
+    for k in range(3):
+        tally[k] += after[k] - before[k]
+
+
+def f1_interval(scores: Scores, resamples: int = 1000, seed: int = 1) -> tuple[float, float]:
+    """A 95 % interval for F1, resampling users (a user's streams, and the two days one user is
+    seen on, are not independent of each other)."""
+    rng = random.Random(seed)  # noqa: S311 - a reproducible bootstrap, not a secret
+    tallies = list(scores.by_user.values())
+    values = []
+    for _ in range(resamples):
+        tp = fp = fn = 0
+        for t in rng.choices(tallies, k=len(tallies)):
+            tp, fp, fn = tp + t[0], fp + t[1], fn + t[2]
+        values.append(2 * tp / max(1, 2 * tp + fp + fn))
+    values.sort()
+    return values[int(0.025 * resamples)], values[int(0.975 * resamples) - 1]
+
+
+def _score_day(scores: Scores, user: SpendingUser, reported: Sequence[Reported], as_of: date, history: int) -> None:
     expected = expectations(user, as_of, history)
     matched = match(reported, expected)
     scores.evaluations += 1
@@ -204,6 +231,8 @@ def main(users: int = USERS) -> int:
             )
             print(f"     model recall by frequency: {recall}")
             print(f"     stopped streams still reported: {model.stopped_reported} of {model.stopped}")
+            low, high = f1_interval(model)
+            print(f"     model F1 95 % interval (bootstrap over users): {low:.3f} to {high:.3f}")
             baseline = results["baseline"]
             print(f"     baseline false: {_counts(baseline.false_by_source) or 'none'}")
     return 0

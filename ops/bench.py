@@ -6,6 +6,8 @@
 3. CPU per 500-transaction Plaid page on the hot path against the SDK's default path
    (:mod:`ops.bench_plaid`).
 4. Import time of ``app.py`` against importing chalice and boto3 alone (fresh interpreters).
+Then the insight models against ground truth, each next to a naive baseline: payday
+(:mod:`ops.bench_payday`) and recurring expenses (:mod:`ops.bench_recurring`).
 
 Absolute numbers depend on the machine and on moto; the ratios are what to compare.
 """
@@ -23,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ops import bench_payday
+from ops import bench_payday, bench_recurring
 from ops.local_aws import apply_local_env, local_aws
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,6 +149,7 @@ def main() -> int:
     print(f"   import chalice, boto3:     {base_import:.3f} s")
     print(f"   ratio app / baseline:      {app_import / base_import:.2f}x")
     bench_payday.main()
+    bench_recurring.main()
     return 0
 
 

@@ -1,0 +1,252 @@
+"""Who an outflow pays: payee keys that survive the ways banks print a statement line, the
+names people read, and the money that only moves between the user's own accounts.
+
+Used by the recurring-expense detector (``insight.recurring``); pure functions on
+:class:`~chalicelib.insight.transactions.Txn`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Container, Iterable, Sequence
+from typing import Final
+
+from chalicelib.insight.transactions import Txn
+
+#: Days a counterpart inflow may sit from its outflow.
+COUNTERPART_DAYS: Final = 3
+
+#: Categories of money moving between the user's own accounts (a credit-card payment too: the
+#: card's own charges are the expenses, the payment would count them twice).
+_OWN_TRANSFER_PFC = frozenset(
+    {
+        "TRANSFER_OUT_SAVINGS",
+        "TRANSFER_OUT_INVESTMENT_AND_RETIREMENT_FUNDS",
+        "TRANSFER_OUT_WITHDRAWAL",
+        "LOAN_PAYMENTS_CREDIT_CARD_PAYMENT",
+    }
+)
+_OWN_TRANSFER_CATEGORY = (
+    ("Payment", "Credit Card"),
+    ("Transfer", "Withdrawal"),
+    ("Transfer", "Savings"),
+    ("Transfer", "Internal Account Transfer"),
+)
+_P2P = re.compile(r"\b(?:ZELLE|VENMO|CASH APP|PAYPAL)\b")
+#: Transfers, cash, card payments and investment apps, as statement lines print them.
+_OWN_TRANSFER_LINE = re.compile(
+    r"\b(?:TRANSFER|XFER|TRNSFR)\b|\bATM\b|CRE?DI?T CA?RD AUTOPAY|CRD AUTOPAY|\bE-?PAYMENT\b"
+    r"|\b(?:ACORNS|ROBINHOOD|VANGUARD|BETTERMENT|WEALTHFRONT|FIDELITY|SCHWAB|STASH|COINBASE)\b"
+)
+
+_JOINED = re.compile(r"(?<=[A-Z])[-&'](?=[A-Z])")
+_DOMAIN = re.compile(r"\.(?:COM|NET|ORG|CO)\b")
+_TOKEN = re.compile(r"[A-Z0-9]+")
+#: Words that open statement lines without naming the payee.
+_LEADING_NOISE = frozenset(
+    {"ACH", "DEBIT", "CREDIT", "CARD", "PURCHASE", "POS", "CHECKCARD", "RECURRING", "ONLINE", "PREAUTHORIZED"}
+    | {"ELECTRONIC", "WITHDRAWAL", "AUTHORIZED", "ON", "THE", "PAYMENT", "PMT", "BILL", "WEB", "VISA", "MC", "DDA"}
+)
+#: Payment processors that print "PROCESSOR *MERCHANT": the merchant is after the star.
+_PROCESSORS = frozenset({"SQ", "SQU", "TST", "PAYPAL", "PP", "PY", "GOOGLE", "SP", "DNH", "IN"})
+_P2P_LEAD = frozenset({"ZELLE", "VENMO"})
+_P2P_FILLER = frozenset({"PAYMENT", "TO", "SENT", "PMT"})
+#: Words that end the readable part of a statement line.
+_TRAILING_NOISE = frozenset(
+    {"DES", "ID", "INDN", "CO", "PPD", "CCD", "WEB", "PMTS", "PMT", "PAYMENT", "PAYMENTS", "PAYMT", "PYMT"}
+    | {"AUTOPAY", "AUTO", "PAY", "BILL", "ACH", "DEBIT", "ONLINE", "INC", "LLC", "TO", "FROM", "REF"}
+)
+_SMALL_WORDS = frozenset({"OF", "AND", "THE", "FOR"})
+#: Two-letter state codes end the payee's name on a card line ("NETFLIX.COM LOS GATOS CA").
+_STATES = frozenset(
+    [
+        "AL",
+        "AK",
+        "AZ",
+        "AR",
+        "CA",
+        "CO",
+        "CT",
+        "DE",
+        "DC",
+        "FL",
+        "GA",
+        "HI",
+        "ID",
+        "IL",
+        "IN",
+        "IA",
+        "KS",
+        "KY",
+        "LA",
+        "ME",
+        "MD",
+        "MA",
+        "MI",
+        "MN",
+        "MS",
+        "MO",
+        "MT",
+        "NE",
+        "NV",
+        "NH",
+        "NJ",
+        "NM",
+        "NY",
+        "NC",
+        "ND",
+        "OH",
+        "OK",
+        "OR",
+        "PA",
+        "RI",
+        "SC",
+        "SD",
+        "TN",
+        "TX",
+        "UT",
+        "VT",
+        "VA",
+        "WA",
+        "WV",
+        "WI",
+        "WY",
+    ]
+)
+
+
+# ------------------------------------------------------------------ own-account transfers
+
+
+def paired_transfers(txns: Iterable[Txn]) -> set[str]:
+    """Ids of outflows whose counterpart shows in another of the user's accounts: an inflow
+    of the same amount within ``COUNTERPART_DAYS``. Pairs are one to one, closest days first,
+    so one $100 transfer to savings does not also explain a $100 bill the same week."""
+    outflows: dict[int, list[Txn]] = defaultdict(list)
+    inflows: dict[int, list[Txn]] = defaultdict(list)
+    for txn in txns:
+        (outflows if txn.amount > 0 else inflows)[abs(txn.amount)].append(txn)
+    paired: set[str] = set()
+    for cents, ins in inflows.items():
+        pairs = sorted(
+            (abs((i.day - o.day).days), o.txn_id, i.txn_id)
+            for o in outflows.get(cents, ())
+            for i in ins
+            if i.account_id != o.account_id and abs((i.day - o.day).days) <= COUNTERPART_DAYS
+        )
+        used: set[str] = set()
+        for _, out_id, in_id in pairs:
+            if out_id not in paired and in_id not in used:
+                paired.add(out_id)
+                used.add(in_id)
+    return paired
+
+
+def is_own_transfer(txn: Txn, paired: Container[str] = frozenset()) -> bool:
+    """Money the user moved to another account of theirs (or took out as cash), not spent:
+    paired with its counterpart (``paired_transfers``), or so categorised, or so described.
+    A P2P payment (Zelle, Venmo) pays someone else and is not one."""
+    if txn.txn_id in paired:
+        return True
+    if txn.pfc_detailed in _OWN_TRANSFER_PFC or txn.category[:2] in _OWN_TRANSFER_CATEGORY:
+        return True
+    line = txn.name.upper()
+    return bool(_OWN_TRANSFER_LINE.search(line)) and not _P2P.search(line)
+
+
+# ------------------------------------------------------------------------------ payee keys
+
+
+def _tokens(text: str) -> list[str]:
+    """Upper-case words without digits (store, phone and reference numbers, dates), a
+    processor's prefix before its star dropped ("SQ *BLUE BOTTLE" is Blue Bottle)."""
+    text = _DOMAIN.sub(" ", _JOINED.sub("", text.upper()))
+    if "*" in text:
+        head, _, tail = text.partition("*")
+        head_tokens = _TOKEN.findall(head)
+        if head_tokens and head_tokens[-1] in _PROCESSORS and _TOKEN.findall(tail):
+            text = " ".join(head_tokens[:-1]) + " " + tail
+    return [t for t in _TOKEN.findall(text) if not any(c.isdigit() for c in t)]
+
+
+def payee_words(text: str) -> list[str]:
+    """The words of a statement line (or merchant name) from the payee's name on."""
+    tokens = _tokens(text)
+    start = 0
+    while start < len(tokens) and (tokens[start] in _LEADING_NOISE or len(tokens[start]) < 2):
+        start += 1
+    return tokens[start:] or tokens
+
+
+def _recipient(words: Sequence[str]) -> list[str]:
+    return [w for w in words[1:] if w not in _P2P_FILLER][:2]
+
+
+def merchant_key(txn: Txn) -> str:
+    """The payee a charge belongs to, stable across the ways banks print it: the first word
+    of Plaid's merchant name, else of the statement line after its noise (card prefixes,
+    processors such as Square or PayPal, ACH fields, store and reference numbers); a P2P
+    payment is keyed by its recipient."""
+    words = payee_words(txn.merchant_name or txn.name)
+    if not words:
+        return txn.name.upper().strip()
+    if words[0] in _P2P_LEAD:
+        return " ".join([words[0], *_recipient(words)])
+    return next((w for w in words if len(w) >= 3), words[0])
+
+
+def payee_groups(txns: Iterable[Txn]) -> list[list[Txn]]:
+    """``txns`` grouped by payee, across the user's accounts (a habit paid with two cards is
+    as dense as it really is; a subscription moved to another card stays one stream).
+
+    Keys naming the same payee are joined: one a prefix of the other ("SIRIUS" and
+    "SIRIUSXM", "YOUTUBE" and "YOUTUBEPREMIUM"), or one among the other's payee words (a bank
+    printing "NY SDU CHILD SUPPORT" one month and "CHILD SUPPORT SDU NY" the next)."""
+    groups: dict[str, list[Txn]] = defaultdict(list)
+    for txn in txns:
+        groups[merchant_key(txn)].append(txn)
+    keys = sorted(groups)
+    words = {k: {w for t in groups[k] for w in payee_words(t.merchant_name or t.name)[:5]} for k in keys}
+    parent = {k: k for k in keys}
+
+    def root(k: str) -> str:
+        while parent[k] != k:
+            k = parent[k]
+        return k
+
+    for i, a in enumerate(keys):
+        for b in keys[i + 1 :]:
+            if " " in a or " " in b:
+                continue  # P2P recipients are only ever themselves
+            short, long = sorted((a, b), key=len)
+            if (len(short) >= 5 and long.startswith(short)) or a in words[b] or b in words[a]:
+                parent[root(b)] = root(a)
+    merged: dict[str, list[Txn]] = defaultdict(list)
+    for k in keys:
+        merged[root(k)].extend(groups[k])
+    return list(merged.values())
+
+
+def readable_name(txns: Sequence[Txn]) -> str:
+    """Plaid's merchant name when it has one, else the payee words of the statement line
+    ("CON ED OF NY INTELL CK" reads "Con Ed"; "ZELLE PAYMENT TO JOHN KIM", "Zelle to John Kim")."""
+    names = Counter(t.merchant_name for t in txns if t.merchant_name)
+    if names:
+        return names.most_common(1)[0][0]
+    line = Counter(t.name for t in txns).most_common(1)[0][0]
+    words = payee_words(line)
+    if words and words[0] in _P2P_LEAD:
+        return f"{words[0].title()} to {' '.join(w.title() for w in _recipient(words))}".strip()
+    readable: list[str] = []
+    for word in words:
+        if word in _STATES and not readable:
+            continue  # "NY SDU CHILD SUPPORT": the state that collects it
+        if word in _TRAILING_NOISE or word in _STATES:
+            break
+        readable.append(word.lower() if word in _SMALL_WORDS and readable else word.title())
+        if len(readable) == 3:
+            break
+    while len(readable) > 1 and readable[-1].upper() in _SMALL_WORDS:
+        readable.pop()
+    return " ".join(readable) or line.strip()

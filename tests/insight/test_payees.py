@@ -1,0 +1,106 @@
+"""Payees: keys that survive the ways banks print a line, readable names, own-account transfers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from chalicelib.insight.payees import is_own_transfer, merchant_key, paired_transfers, payee_groups, readable_name
+from chalicelib.insight.transactions import Txn, parse
+
+
+def txn(name: str, *, merchant: str | None = None, amount: int = 1000, **overrides: Any) -> Txn:
+    raw: dict[str, Any] = {
+        "txn_id": overrides.pop("txn_id", name[:12]),
+        "account_id": "chk",
+        "amount": amount,
+        "date": "2026-04-01",
+        "name": name,
+        "merchant_name": merchant,
+        **overrides,
+    }
+    return parse(raw)
+
+
+@pytest.mark.parametrize(
+    ("line", "merchant", "key"),
+    [
+        ("NETFLIX.COM 866-579-7172 CA", None, "NETFLIX"),
+        ("Netflix.com Los Gatos CA", None, "NETFLIX"),
+        ("anything", "Netflix", "NETFLIX"),
+        ("PURCHASE AUTHORIZED ON 01/07 SIRIUSXM 888-635-5144 NY", None, "SIRIUSXM"),
+        ("DEBIT CARD PURCHASE - SQ *BLUE BOTTLE COFFEE AUSTIN", None, "BLUE"),
+        ("PAYPAL *HULU 402-935-7733 CA", None, "HULU"),
+        ("ACH DEBIT CON ED OF NY INTELL CK 8812", None, "CON"),
+        ("T-MOBILE AUTO PAY 9636164194", None, "TMOBILE"),
+        ("TMOBILE*AUTO PAY 800-937-8997 WA", None, "TMOBILE"),
+        ("ZELLE PAYMENT TO MARIA ALVAREZ JPM99B1XYZ", None, "ZELLE MARIA ALVAREZ"),
+    ],
+)
+def test_the_payee_key_ignores_card_ach_and_processor_noise(line: str, merchant: str | None, key: str) -> None:
+    assert merchant_key(txn(line, merchant=merchant)) == key
+
+
+def test_variants_of_one_payee_are_grouped_and_different_payees_are_not() -> None:
+    rows = [
+        txn("NY SDU CHILD SUPPORT PMT 8812", txn_id="a"),
+        txn("CHILD SUPPORT SDU NY 8812", txn_id="b"),
+        txn("GOOGLE *YouTubePremium g.co/helppay#", txn_id="c"),
+        txn("x", merchant="YouTube Premium", txn_id="d"),
+        txn("ZELLE PAYMENT TO MARIA ALVAREZ 1", txn_id="e"),
+        txn("ZELLE PAYMENT TO JOHN KIM 2", txn_id="f"),
+    ]
+    groups = sorted(sorted(t.txn_id for t in group) for group in payee_groups(rows))
+    assert groups == [["a", "b"], ["c", "d"], ["e"], ["f"]]
+
+
+@pytest.mark.parametrize(
+    ("line", "merchant", "name"),
+    [
+        ("NETFLIX.COM 866-579-7172 CA", "Netflix", "Netflix"),
+        ("NETFLIX.COM 866-579-7172 CA", None, "Netflix"),
+        ("ACH DEBIT CON ED OF NY INTELL CK 8812", None, "Con Ed"),
+        ("AVALONBAY COMMUN DES:WEB PMTS ID:55 INDN:JANE DOE", None, "Avalonbay Commun"),
+        ("ZELLE PAYMENT TO MARIA ALVAREZ JPM99B1XYZ", None, "Zelle to Maria Alvarez"),
+    ],
+)
+def test_the_readable_name_is_plaids_merchant_or_the_lines_payee_words(
+    line: str, merchant: str | None, name: str
+) -> None:
+    assert readable_name([txn(line, merchant=merchant)]) == name
+
+
+@pytest.mark.parametrize(
+    ("line", "overrides"),
+    [
+        ("ANYTHING", {"personal_finance_category": {"primary": "TRANSFER_OUT", "detailed": "TRANSFER_OUT_SAVINGS"}}),
+        ("ANYTHING", {"category": ["Payment", "Credit Card"]}),
+        ("ONLINE TRANSFER TO SAV XXXXXX4821", {}),
+        ("ATM WITHDRAWAL 8812 AUSTIN TX", {}),
+        ("CHASE CREDIT CRD AUTOPAY PPD ID: 4471", {}),
+        ("ACORNS INVEST 8812 WEB", {}),
+    ],
+)
+def test_own_account_money_movements_are_recognised(line: str, overrides: dict[str, Any]) -> None:
+    assert is_own_transfer(txn(line, **overrides))
+
+
+def test_payments_to_other_people_and_bills_are_not_own_transfers() -> None:
+    zelle = txn(
+        "ZELLE TRANSFER TO MARIA ALVAREZ",
+        personal_finance_category={"primary": "TRANSFER_OUT", "detailed": "TRANSFER_OUT_ACCOUNT_TRANSFER"},
+    )
+    assert not is_own_transfer(zelle)
+    assert not is_own_transfer(txn("TOYOTA FINANCIAL DES:AUTOPAY ID:4471"))
+
+
+def test_counterparts_pair_one_to_one_closest_first() -> None:
+    # GIVEN a 100.00 bill on the 1st, a 100.00 transfer on the 3rd, and one 100.00 inflow in the
+    # savings account on the 3rd (both outflows within three days of it)
+    bill = txn("GOOGLE FIBER", txn_id="a", amount=10000, date="2026-04-01")
+    transfer = txn("ONLINE TRANSFER", txn_id="b", amount=10000, date="2026-04-03")
+    inflow = txn("FROM CHK", txn_id="c", amount=-10000, date="2026-04-03", account_id="sav")
+    same_account = txn("REFUND", txn_id="d", amount=-10000, date="2026-04-02")
+    # THEN only the closest outflow is paired, and an inflow in the same account pairs nothing
+    assert paired_transfers([bill, transfer, inflow, same_account]) == {"b"}

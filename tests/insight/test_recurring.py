@@ -1,0 +1,335 @@
+"""The recurring-expense detector: which outflows are recurring, how often, how much, and when
+the next charge comes; and what is left out (habits, one-offs, own transfers, stopped streams)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+
+from chalicelib.insight.recurring import RecurringExpense, detect
+from chalicelib.insight.transactions import InvalidTransactionError
+
+FREQUENCIES = {"WEEKLY", "BIWEEKLY", "SEMI_MONTHLY", "MONTHLY", "QUARTERLY", "ANNUALLY"}
+_ids = iter(range(1, 1_000_000))
+
+
+def d(text: str) -> date:
+    return date.fromisoformat(text)
+
+
+def txn(
+    day: date,
+    amount: int,
+    name: str,
+    *,
+    account: str = "chk",
+    merchant: str | None = None,
+    authorized: date | None = None,
+    pfc: str | None = None,
+    category: list[str] | None = None,
+    pending: bool = False,
+) -> dict[str, Any]:
+    """One API-shaped transaction (amount in cents, positive = money out)."""
+    primary = next((p for p in _PRIMARIES if pfc and pfc.startswith(p + "_")), None)
+    return {
+        "txn_id": f"t{next(_ids):06d}",
+        "account_id": account,
+        "amount": amount,
+        "iso_currency_code": "USD",
+        "date": day.isoformat(),
+        "authorized_date": authorized.isoformat() if authorized else None,
+        "name": name,
+        "merchant_name": merchant,
+        "personal_finance_category": {"primary": primary, "detailed": pfc} if pfc else None,
+        "category": category,
+        "pending": pending,
+        "unused_extra_key": True,
+    }
+
+
+_PRIMARIES = ("RENT_AND_UTILITIES", "LOAN_PAYMENTS", "TRANSFER_OUT", "TRANSFER_IN", "ENTERTAINMENT", "FOOD_AND_DRINK")
+
+
+def card(days: Iterable[date], amount: int, name: str, lag: int = 2, **kw: Any) -> list[dict[str, Any]]:
+    """Card charges: authorized on the day, posted ``lag`` days later."""
+    return [txn(day + timedelta(days=lag), amount, name, authorized=day, **kw) for day in days]
+
+
+def ach(days: Iterable[date], amount: int | list[int], name: str, **kw: Any) -> list[dict[str, Any]]:
+    """ACH debits: posted on the settlement day, no authorization day."""
+    amounts = amount if isinstance(amount, list) else [amount] * 99
+    return [txn(day, cents, name, **kw) for day, cents in zip(days, amounts, strict=False)]
+
+
+def monthly_days(first: str, count: int, day: int | None = None) -> list[date]:
+    start = d(first)
+    out = []
+    for k in range(count):
+        year, month = start.year + (start.month - 1 + k) // 12, (start.month - 1 + k) % 12 + 1
+        out.append(date(year, month, day or start.day))
+    return out
+
+
+def only(found: list[RecurringExpense]) -> RecurringExpense:
+    assert len(found) == 1, [(s.merchant, s.frequency, s.schedule) for s in found]
+    return found[0]
+
+
+# --- subscriptions and bills ---------------------------------------------------------------
+
+
+def test_a_card_subscription_keeps_its_day_even_on_a_weekend() -> None:
+    # GIVEN Netflix charged on the 16th of each month (card: the day is kept, weekend or not)
+    rows = card(monthly_days("2026-01-16", 4), 1549, "NETFLIX.COM 866-579-7172 CA", merchant="Netflix")
+    # WHEN detecting on 20 April
+    stream = only(detect(rows, d("2026-04-20")))
+    # THEN a monthly Netflix stream whose next charge is Saturday 16 May itself
+    assert (stream.merchant, stream.frequency, stream.average_amount) == ("Netflix", "MONTHLY", 1549)
+    assert stream.next_date == d("2026-05-16")
+    assert set(stream.transaction_ids) == {r["txn_id"] for r in rows}
+
+
+def test_an_ach_bill_settles_on_the_next_business_day() -> None:
+    # GIVEN rent debited on the 1st, which on Sunday 1 March 2026 settled on Monday the 2nd
+    days = [d("2026-03-02"), d("2026-04-01"), d("2026-05-01"), d("2026-06-01"), d("2026-07-01")]
+    rows = ach(days, 215000, "AVALONBAY WEB PMTS 4829911 WEB ID: 1942817395", pfc="RENT_AND_UTILITIES_RENT")
+    # WHEN detecting on 10 July
+    stream = only(detect(rows, d("2026-07-10")))
+    # THEN Saturday 1 August settles on Monday 3 August
+    assert (stream.frequency, stream.next_date, stream.average_amount) == ("MONTHLY", d("2026-08-03"), 215000)
+    assert stream.merchant == "Avalonbay"
+
+
+def test_a_biller_that_debits_the_business_day_before_is_projected_that_way() -> None:
+    # GIVEN a loan due the 15th, debited on Friday 13 March when the 15th was a Sunday
+    days = [d("2026-03-13"), d("2026-04-15"), d("2026-05-15"), d("2026-06-15"), d("2026-07-15")]
+    rows = ach(days, 38250, "TOYOTA FINANCIAL DES:AUTOPAY ID:4471 INDN:JANE DOE PPD", merchant="Toyota Financial")
+    # WHEN detecting on 20 July
+    stream = only(detect(rows, d("2026-07-20")))
+    # THEN Saturday 15 August is debited on Friday the 14th
+    assert stream.next_date == d("2026-08-14")
+
+
+def test_a_weekly_debit_rolls_past_a_monday_holiday() -> None:
+    # GIVEN daycare tuition every Monday from 30 March to 18 May 2026
+    mondays = [d("2026-03-30") + timedelta(weeks=k) for k in range(8)]
+    rows = ach(mondays, 32500, "BRIGHT HORIZONS TUITION 7781 WEB", merchant="Bright Horizons")
+    # WHEN detecting on 20 May: next Monday is Memorial Day
+    stream = only(detect(rows, d("2026-05-20")))
+    # THEN weekly, next charge on Tuesday 26 May
+    assert (stream.frequency, stream.next_date) == ("WEEKLY", d("2026-05-26"))
+
+
+def test_every_other_friday_and_twice_a_month_are_told_apart() -> None:
+    fridays = [d("2026-03-06") + timedelta(weeks=2 * k) for k in range(8)]
+    loan = ach(fridays, 18900, "UPSTART NETWORK LOAN PMT 5521", pfc="LOAN_PAYMENTS_PERSONAL_LOAN_PAYMENT")
+    firsts = [x for m in range(3, 7) for x in (date(2026, m, 1), date(2026, m, 15))]
+    settled = [day if day.weekday() < 5 else day + timedelta(days=7 - day.weekday()) for day in firsts]
+    support = ach(settled, 42000, "NY SDU CHILD SUPPORT PMT 8812")
+    found = {s.merchant: s for s in detect(loan + support, d("2026-06-20"))}
+    assert found["Upstart Network Loan"].frequency == "BIWEEKLY"
+    assert found["Upstart Network Loan"].next_date == d("2026-06-26")
+    assert found["Sdu Child Support"].frequency == "SEMI_MONTHLY"
+    assert found["Sdu Child Support"].next_date == d("2026-07-01")
+
+
+def test_a_utility_bill_is_recurring_although_its_amount_varies() -> None:
+    # GIVEN an electricity bill debited around the 20th, a different amount every month
+    days = [d("2026-01-20"), d("2026-02-20"), d("2026-03-20"), d("2026-04-20")]
+    rows = ach(
+        days, [8423, 10390, 12877, 9511], "CON ED OF NY INTELL CK 8812", pfc="RENT_AND_UTILITIES_GAS_AND_ELECTRICITY"
+    )
+    stream = only(detect(rows, d("2026-04-28")))
+    # THEN one monthly stream at the mean amount, not a fixed price
+    assert (stream.frequency, stream.fixed_amount, stream.average_amount) == ("MONTHLY", False, 10300)
+    assert stream.merchant == "Con Ed"
+
+
+def test_small_amount_differences_stay_one_stream() -> None:
+    # GIVEN a subscription billed in another currency: a few cents off each month
+    rows = card(monthly_days("2026-01-09", 4), 0, "SPOTIFY P3F7A2 STOCKHOLM")
+    for row, cents in zip(rows, (1199, 1207, 1193, 1211), strict=True):
+        row["amount"] = cents
+    stream = only(detect(rows, d("2026-04-20")))
+    assert (stream.frequency, stream.average_amount, len(stream.transaction_ids)) == ("MONTHLY", 1202, 4)
+
+
+def test_a_quarterly_bill_is_found_from_two_charges() -> None:
+    # GIVEN a water bill every three months (26 April 2026 is a Sunday: debited Monday the 27th)
+    rows = ach(
+        [d("2026-01-26"), d("2026-04-27")],
+        [14250, 16980],
+        "TOWN OF CARY UTILITY BILL 3366",
+        pfc="RENT_AND_UTILITIES_WATER",
+    )
+    stream = only(detect(rows, d("2026-05-20")))
+    # THEN quarterly, next on Monday 27 July (the 26th is a Sunday)
+    assert (stream.frequency, stream.next_date) == ("QUARTERLY", d("2026-07-27"))
+
+
+def test_an_annual_charge_needs_a_year_of_history() -> None:
+    # GIVEN a membership renewed on 10 March 2025 and 10 March 2026
+    rows = card([d("2025-03-10"), d("2026-03-10")], 6500, "COSTCO *ANNUAL RENEWAL 800-774-2678 WA", merchant="Costco")
+    # WHEN the whole year is visible, it is an annual stream due again on 10 March 2027
+    stream = only(detect(rows, d("2026-04-01")))
+    assert (stream.frequency, stream.next_date) == ("ANNUALLY", d("2027-03-10"))
+    # BUT with the 120 days the service keeps, one charge proves nothing
+    recent = [r for r in rows if r["date"] >= "2025-12-02"]
+    assert detect(recent, d("2026-04-01")) == []
+
+
+def test_a_price_increase_continues_the_stream_at_the_new_price() -> None:
+    # GIVEN a plan at 11.99 for three months, then 12.99
+    days = monthly_days("2026-01-09", 5)
+    rows = card(days[:3], 1199, "SPOTIFY USA 877-778-1161 NY", merchant="Spotify")
+    rows += card(days[3:], 1299, "SPOTIFY USA 877-778-1161 NY", merchant="Spotify")
+    stream = only(detect(rows, d("2026-05-20")))
+    # THEN one stream of five charges, at the current price
+    assert (len(stream.transaction_ids), stream.average_amount, stream.fixed_amount) == (5, 1299, True)
+    # AND a change seen only once so far is already part of the stream
+    stream = only(detect(rows[:4], d("2026-04-20")))
+    assert (len(stream.transaction_ids), stream.average_amount) == (4, 1299)
+
+
+def test_a_free_trial_charge_is_not_part_of_the_subscription() -> None:
+    # GIVEN a 1.00 trial on 3 January, then 14.99 from the 17th
+    trial = card([d("2026-01-03")], 100, "Amazon Prime*TR1AL", merchant="Amazon Prime")
+    paid = card(monthly_days("2026-01-17", 4), 1499, "Amazon Prime*K2M4", merchant="Amazon Prime")
+    stream = only(detect(trial + paid, d("2026-04-25")))
+    assert set(stream.transaction_ids) == {r["txn_id"] for r in paid}
+
+
+def test_a_cancelled_subscription_is_no_longer_reported() -> None:
+    # GIVEN Hulu on the 5th of January, February and March, then nothing
+    rows = card(monthly_days("2026-01-05", 3), 1899, "HULU 877-8244858 CA", merchant="Hulu")
+    # WHEN the April charge is a day late it may still come (posting takes a few days)
+    assert only(detect(rows, d("2026-04-06"))).next_date == d("2026-05-05")
+    # THEN two weeks after it was due the stream has stopped
+    assert detect(rows, d("2026-04-20")) == []
+
+
+def test_the_same_payee_printed_several_ways_is_one_stream() -> None:
+    # GIVEN one subscription as two banks print it, on two cards, with and without Plaid's name
+    days = monthly_days("2026-01-12", 4)
+    rows = card(days[:2], 1099, "DEBIT CARD PURCHASE - SIRIUS XM RADIO INC NY", account="debit")
+    rows += card(days[2:], 1099, "SIRIUSXM 888-635-5144 NY", account="credit", merchant="SiriusXM")
+    stream = only(detect(rows, d("2026-04-20")))
+    assert (len(stream.transaction_ids), stream.merchant, stream.account_id) == (4, "SiriusXM", "credit")
+
+
+# --- what is not a recurring expense -------------------------------------------------------
+
+
+def _days(first: str, count: int) -> list[date]:
+    return [d(first) + timedelta(days=k) for k in range(count)]
+
+
+def test_everyday_spending_is_not_recurring() -> None:
+    rng = random.Random(7)
+    rows: list[dict[str, Any]] = []
+    for day in _days("2026-01-01", 120):
+        # groceries most Saturdays (a day either side now and then), a varying basket
+        if day.weekday() == 5 and rng.random() < 0.85:
+            shopped = day + timedelta(days=rng.choice((0, 0, -1, 1)))
+            rows += card([shopped], int(9000 * rng.lognormvariate(0, 0.3)), "TRADER JOE S #552 AUSTIN TX",
+                         merchant="Trader Joe's", pfc="FOOD_AND_DRINK_GROCERIES")  # fmt: skip
+        # the same coffee most weekdays
+        if day.weekday() < 5 and rng.random() < 0.7:
+            rows += card([day], 525, "STARBUCKS STORE 18377", merchant="Starbucks", pfc="FOOD_AND_DRINK_COFFEE")
+    day = d("2026-01-02")
+    while day < d("2026-05-01"):
+        # fuel every few days, and a car wash at a fixed price every two weeks or so
+        rows += card([day], rng.randint(2500, 6500), "SHELL OIL 57444", merchant="Shell", pfc="TRANSPORTATION_GAS")
+        day += timedelta(days=rng.randint(4, 11))
+    day = d("2026-01-04")
+    while day < d("2026-05-01"):
+        rows += card([day], 1500, "MISTER CAR WASH 23914", merchant="Mister Car Wash")
+        day += timedelta(days=rng.randint(9, 20))
+    assert detect(rows, d("2026-04-30")) == []
+
+
+def test_one_offs_and_refunds_are_not_recurring() -> None:
+    rows = card([d("2026-01-14"), d("2026-02-21"), d("2026-04-02")], 4999, "BEST BUY 00012345", merchant="Best Buy")
+    rows.append(txn(d("2026-02-25"), -4999, "BEST BUY 00012345", merchant="Best Buy"))
+    assert detect(rows, d("2026-04-30")) == []
+
+
+def test_transfers_between_own_accounts_are_not_expenses() -> None:
+    firsts = [d("2026-01-02"), d("2026-02-02"), d("2026-03-02"), d("2026-04-01")]
+    # a standing transfer to savings, seen arriving in the linked savings account
+    rows = ach(firsts, 50000, "ONLINE TRANSFER TO SAV XXXXXX4821 REF #IB0F3K")
+    rows += [txn(day, -50000, "ONLINE TRANSFER FROM CHK XXXXXX1234", account="sav") for day in firsts]
+    # a transfer to a savings account at another bank (no category), and investing
+    rows += ach(firsts, 25000, "ALLY BANK $TRANSFER 8812 PPD")
+    rows += ach(firsts, 10000, "ROBINHOOD DEBITS 4471 WEB", merchant="Robinhood")
+    # the credit card's autopay, whatever the statement balance
+    rows += ach(firsts, [83122, 41290, 120044, 65012], "CHASE CREDIT CRD AUTOPAY PPD ID: 4471",
+                pfc="LOAN_PAYMENTS_CREDIT_CARD_PAYMENT")  # fmt: skip
+    # cash, every Friday
+    rows += ach([d("2026-01-02") + timedelta(weeks=k) for k in range(16)], 10000, "ATM WITHDRAWAL 8812 AUSTIN TX")
+    assert detect(rows, d("2026-04-20")) == []
+
+
+def test_a_bill_the_same_size_as_a_transfer_is_still_a_bill() -> None:
+    # GIVEN internet at 100.00 on the 2nd, and 100.00 moved to savings the day before
+    seconds = [d("2026-01-02"), d("2026-02-02"), d("2026-03-02"), d("2026-04-02")]
+    bill = ach(
+        seconds,
+        10000,
+        "GOOGLE *FIBER g.co/helppay#",
+        merchant="Google Fiber",
+        pfc="RENT_AND_UTILITIES_INTERNET_AND_CABLE",
+    )
+    moved = [day - timedelta(days=1) for day in seconds]
+    rows = bill + ach(moved, 10000, "ONLINE TRANSFER TO SAV XXXXXX4821")
+    rows += [txn(day, -10000, "ONLINE TRANSFER FROM CHK XXXXXX1234", account="sav") for day in moved]
+    # THEN each inflow pairs with one transfer, and the bill stays
+    stream = only(detect(rows, d("2026-04-20")))
+    assert stream.merchant == "Google Fiber"
+
+
+def test_rent_paid_by_zelle_is_an_expense_though_categorised_as_a_transfer() -> None:
+    firsts = [d("2026-01-02"), d("2026-02-02"), d("2026-03-02"), d("2026-04-01")]
+    rows = ach(firsts, 140000, "ZELLE PAYMENT TO MARIA ALVAREZ JPM99B1XYZ", pfc="TRANSFER_OUT_ACCOUNT_TRANSFER")
+    stream = only(detect(rows, d("2026-04-20")))
+    assert (stream.merchant, stream.frequency) == ("Zelle to Maria Alvarez", "MONTHLY")
+
+
+# --- the input contract ----------------------------------------------------------------------
+
+
+def test_only_settled_transactions_up_to_as_of_count_in_any_order() -> None:
+    days = monthly_days("2026-01-16", 5)
+    rows = card(days, 1549, "NETFLIX.COM 866-579-7172 CA", merchant="Netflix")
+    pending = txn(d("2026-04-28"), 1549, "NETFLIX.COM 866-579-7172 CA", merchant="Netflix", pending=True)
+    shuffled = [*rows, pending]
+    random.Random(3).shuffle(shuffled)
+    # WHEN detecting on 20 April, before the May charge (which the list already holds)
+    stream = only(detect(shuffled, d("2026-04-20")))
+    # THEN the future and the pending charge are not read
+    assert set(stream.transaction_ids) == {r["txn_id"] for r in rows[:4]}
+    assert stream.next_date == d("2026-05-16") and stream.next_date > d("2026-04-20")
+
+
+def test_the_result_has_the_contracted_fields() -> None:
+    rows = card(monthly_days("2026-01-16", 4), 1549, "NETFLIX.COM 866-579-7172 CA")
+    rows += ach([d("2026-01-20"), d("2026-02-20"), d("2026-03-20"), d("2026-04-20")], [8423, 10390, 12877, 9511],
+                "COMED PAYMENT 1029563881 WEB", pfc="RENT_AND_UTILITIES_GAS_AND_ELECTRICITY")  # fmt: skip
+    found = detect(rows, d("2026-04-25"))
+    assert [s.merchant for s in found] == ["Comed", "Netflix"]  # largest monthly cost first
+    for stream in found:
+        assert stream.frequency in FREQUENCIES
+        assert isinstance(stream.average_amount, int) and stream.average_amount > 0
+        assert isinstance(stream.next_date, date) and stream.next_date > d("2026-04-25")
+        assert all(isinstance(i, str) for i in stream.transaction_ids)
+        assert stream.to_dict()["next_date"] == stream.next_date.isoformat()
+
+
+def test_nothing_in_nothing_out_and_bad_input_is_refused() -> None:
+    assert detect([], d("2026-04-20")) == []
+    with pytest.raises(InvalidTransactionError):
+        detect([{"txn_id": "x", "amount": 12.5, "date": "2026-04-01"}], d("2026-04-20"))

@@ -219,5 +219,7 @@ def _refuse_if_fenced(user_id: str, held: HeldLock) -> None:
 
 
 def _counted(outcome: AlertOutcome) -> AlertOutcome:
-    count(ALERT_METRIC, outcome=outcome.value)
+    """Alerts that went out are counted (``insight.balance_alert``); the many "nothing due" are not."""
+    if outcome in (AlertOutcome.SENT, AlertOutcome.RESUMED):
+        count(ALERT_METRIC, outcome=outcome.value)
     return outcome

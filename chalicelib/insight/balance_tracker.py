@@ -38,7 +38,8 @@ def track_user(user_id: str, *, locker: Locker, tracker: SegmentTracker | None =
     now = locker.clock()  # before the reads: see update_savings
     rows = UserRows.read(user_id)
     savings = update_savings(user_id, now, rows.accounts, rows.items)
-    count("insight.savings.month", written=str(savings.written).lower())
+    if not savings.written:  # a computation that started later wrote first (reordered deliveries)
+        count("insight.savings.superseded")
     return TrackOutcome(savings, check_balance_alert(user_id, rows=rows, locker=locker, tracker=tracker))
 
 

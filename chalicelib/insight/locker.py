@@ -349,7 +349,6 @@ class Locker:
                     held.lose()
                     return False
             held.lose()  # no longer held: a late heartbeat must not renew it
-            count(LOCK_METRIC, outcome="released")
             return True
 
     @contextmanager

@@ -228,3 +228,28 @@ def test_heartbeats_that_cannot_reach_dynamodb_for_a_lease_lose_the_lock(
 def test_the_heartbeat_must_fit_twice_in_the_lease() -> None:
     with pytest.raises(ValueError, match="half the lease"):
         Locker(lease=timedelta(seconds=1), heartbeat=timedelta(seconds=0.6))
+
+
+# --- the operator's tool ----------------------------------------------------------------
+
+
+def test_the_operator_clears_only_a_lease_nobody_renews(aws_endpoint: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from ops import locks as tool
+
+    user = uid("user")
+    key = f"balance-alert:user_id:{user}"
+    # GIVEN a live holder renewing every 20 ms: the tool sees the RVN move and refuses
+    lock = Locker(heartbeat=timedelta(milliseconds=20))
+    with lock.hold(key) as held:
+        assert tool.main(["clear", user, "--watch", "0.3"]) == 1
+        assert stored(key)["ownerName"] == held.owner_name and "isReleased" not in stored(key)
+    # GIVEN a holder that died holding the lease (no heartbeat)
+    dead = lock.acquire(key)
+    capsys.readouterr()
+    assert tool.main(["show", user]) == 0
+    shown = capsys.readouterr().out
+    assert f'"owner": "{dead.owner_name}"' in shown and '"state": "held"' in shown and f'"fence": {dead.fence}' in shown
+    # WHEN the operator clears it THEN it is released, fence kept, and the next holder gets a larger token
+    assert tool.main(["clear", user, "--watch", "0"]) == 0
+    assert stored(key)["isReleased"] == "1" and int(stored(key)["fence"]) == dead.fence
+    assert lock.acquire(key).fence > dead.fence

@@ -207,10 +207,19 @@ def _is_lock_put(params: dict[str, Any]) -> bool:
     return params.get("TableName") == get_settings().locks_table
 
 
+def _is_savings_put(params: dict[str, Any]) -> bool:
+    return params.get("TableName") == get_settings().pave_table
+
+
 @pytest.mark.parametrize(
     ("operation", "when", "sent_before_crash"),
-    [("PutItem", _is_lock_put, False), ("UpdateItem", _is_claim, False), ("UpdateItem", _is_alert_mark, True)],
-    ids=["acquiring-the-lock", "claiming-the-cooldown", "marking-it-sent"],
+    [
+        ("PutItem", _is_savings_put, False),
+        ("PutItem", _is_lock_put, False),
+        ("UpdateItem", _is_claim, False),
+        ("UpdateItem", _is_alert_mark, True),
+    ],
+    ids=["writing-the-savings-month", "acquiring-the-lock", "claiming-the-cooldown", "marking-it-sent"],
 )
 def test_a_crash_at_a_dynamodb_step_is_finished_by_the_redelivery(
     low_user: SeededUser,

@@ -13,8 +13,10 @@ from chalicelib.api.routes import income as income_routes
 from chalicelib.api.routes import items as item_routes
 from chalicelib.api.routes import payday as payday_routes
 from chalicelib.api.routes import reference as reference_routes
+from chalicelib.api.routes import savings as savings_routes
 from chalicelib.api.routes import transactions as transaction_routes
 from chalicelib.infra.consumers import dynamodb_stream_consumer, kinesis_consumer, sqs_consumer
+from chalicelib.insight import balance_tracker
 from chalicelib.observability import logger, metrics
 from chalicelib.pipeline import feeder, institution_sync, intake, listener, miner, refiner, throttle_miner
 from chalicelib.pipeline.batches import process_sqs
@@ -270,3 +272,14 @@ def submit_income_verification(user_id: str) -> Response:
 @http_errors
 def review_income_verification(user_id: str) -> Response:
     return income_routes.review_verification(current_request())
+
+
+@app.route("/v1/users/{user_id}/savings", methods=["GET"])
+@http_errors
+def get_savings(user_id: str) -> Response:
+    return savings_routes.get_savings(current_request())
+
+
+@sqs_consumer(app, "track_balances")
+def track_balances(event: SQSEvent) -> dict[str, Any]:
+    return balance_tracker.handle_balance_updates(event.to_dict()["Records"])

@@ -296,6 +296,9 @@ class Settings:
     expense_ttl_days: int = 30
     #: Days a cash-advance score row is kept (``ScoreTTL``).
     score_ttl_days: int = 30
+    #: Where the refiner, the balance refresh and item removal announce a user's new balances
+    #: (savings months and balance alerts are kept current from it).
+    balance_updates_queue: str = "dev-insight-balance-updates"
 
     @property
     def is_prod(self) -> bool:
@@ -361,6 +364,7 @@ def load_settings() -> Settings:
         **_api_settings(stage),
         expense_ttl_days=_whole("EXPENSE_TTL_DAYS", 30, minimum=1),
         score_ttl_days=_whole("SCORE_TTL_DAYS", 30, minimum=1),
+        balance_updates_queue=_env("BALANCE_UPDATES_QUEUE", prefix + "insight-balance-updates"),
     )
 
 

@@ -7,8 +7,8 @@ with ``chalice local`` (:8000); runs the event runtime that delivers queues, the
 table streams, TTL expiries and schedules to the app's handlers; and a development
 identity provider (:4574) whose tokens the API accepts. Then it links a demo item through
 the API, has the fake Plaid send a signed INITIAL_UPDATE to ``POST /v1/plaid``, shows the
-pages being mined and refined, prints the demo user's payday as the API predicts it, and
-prints a token and how to query the result. Ctrl-C
+pages being mined and refined, prints the demo user's payday as the API predicts it, its
+savings history and its low-balance alert, and prints a token and how to query the result. Ctrl-C
 stops everything it started.
 """
 
@@ -28,6 +28,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from ops import demo_balances
 from ops.local_aws import apply_local_env, local_aws
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         from ops.fakes.plaid import FakePlaid
 
         plaid = stack.enter_context(FakePlaid(port=4567))
-        stack.enter_context(FakePeers(default_ports=True, auto_user_status="ACTIVE"))
+        peers = stack.enter_context(FakePeers(default_ports=True, auto_user_status="ACTIVE"))
         pave = stack.enter_context(FakePave(port=FakePave.default_port))
         issuer = stack.enter_context(FakeAuth0(port=AUTH0_PORT, key_path=DEFAULT_KEY_PATH))
         say(f"fake Plaid on {plaid.url}; fake User Service, Payments, Admin API and Segment on :4570-4573")
@@ -134,11 +135,14 @@ def main(argv: list[str] | None = None) -> int:
         token = issuer.user_token(DEMO_USER)
         if not args.no_demo:
             _demo(plaid, app_url, token, args.transactions, stop)
+            for line in [] if stop.is_set() else demo_balances.report(app_url, token, DEMO_USER, peers.segment):
+                say(line)
         say(
             f"a token for {DEMO_USER} (valid for an hour):\n  export TOKEN={token}\n"
             f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/transactions?limit=5\n'
             f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/accounts\n'
             f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/payday\n'
+            f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/savings\n'
             f"  .venv/bin/python -m ops.query {DEMO_USER}   (straight from the tables)"
         )
         say("running; Ctrl-C stops everything this command started")
@@ -179,9 +183,11 @@ def _demo(plaid: FakePlaid, app_url: str, token: str, transaction_count: int, st
     from ops.fakes.plaid import webhooks
 
     fake = plaid.create_item(transaction_count=transaction_count, history_days=365)
+    threshold = demo_balances.seed_threshold(fake, DEMO_USER)
+    say(f"demo: {DEMO_USER}'s low-balance alert threshold set to ${threshold} (just above the main account)")
     request = urllib.request.Request(
         f"{app_url}/v1/users/{DEMO_USER}/items",
-        data=json.dumps({"public_token": fake.public_token}).encode(),
+        data=json.dumps({"public_token": fake.public_token, "main_account_id": fake.roles()["checking"]}).encode(),
         method="POST",
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
     )

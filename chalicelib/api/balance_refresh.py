@@ -2,7 +2,8 @@
 
 The live refresh calls ``/accounts/balance/get`` (slow, billed per call) for one item or
 every live item of the user and rewrites what the refiner would have written from the same
-data: the ACCOUNT rows and today's BALANCE rows. Rewriting is idempotent (same keys). When
+data: the ACCOUNT rows and today's BALANCE rows, then announces the balance update to the
+insight service like the refiner. Rewriting is idempotent (same keys). When
 refreshing all items, an item Plaid refuses (login required...) is reported in
 ``failed_items`` and the others still refresh; a single-item refresh fails with the error.
 
@@ -22,6 +23,8 @@ from chalicelib.data import accounts, balances, items
 from chalicelib.data.accounts import Account, Balances
 from chalicelib.data.items import Item, ItemStatus
 from chalicelib.errors import NotFoundError
+from chalicelib.insight import balance_updates
+from chalicelib.insight.balance_updates import BalanceUpdateSource
 from chalicelib.observability import logger
 from chalicelib.pipeline.refine import UnconvertibleRecordError, refine_account
 from chalicelib.plaid.client import get_plaid
@@ -73,6 +76,8 @@ def _refresh_item(item: Item, now: datetime) -> list[Account]:
             refreshed.append(account)
     accounts.put_account_items(accounts.account_item(a, now) for a in refreshed)
     balances.put_balance_items(balances.balance_item(a, now.date(), now) for a in refreshed)
+    if refreshed:
+        balance_updates.announce(item.user_id, BalanceUpdateSource.BALANCE_REFRESH, item_id=item.item_id, now=now)
     return refreshed
 
 

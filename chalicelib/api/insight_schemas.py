@@ -6,7 +6,7 @@ Unknown body fields are refused; money is integer cents.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +21,7 @@ from chalicelib.insight.data.income_verifications import (
     VerificationStatus,
 )
 from chalicelib.insight.payday_evaluation import PaydayAnswer
+from chalicelib.insight.savings import MonthOfSavings
 from chalicelib.plaid.schemas import StrictInteger
 
 MAX_TXN_NAME = 256
@@ -130,3 +131,30 @@ class PaydayOut(Schema):
 
 def payday_body(answer: PaydayAnswer) -> dict[str, Any]:
     return dict(PaydayOut().dump(answer))
+
+
+# --- savings progress -----------------------------------------------------------------
+
+
+class SavingsAccountOut(Schema):
+    account_id = fields.String()
+    amount = fields.Integer()
+    subtype = fields.String(allow_none=True)
+
+
+class SavingsMonthOut(Schema):
+    month = fields.String()
+    total_available = fields.Function(lambda m: m.snapshot.total_available if m.snapshot else None)
+    accounts = fields.Function(
+        lambda m: [SavingsAccountOut().dump(a) for a in m.snapshot.accounts] if m.snapshot else []
+    )
+    updated_date = fields.Function(lambda m: _timestamp(m.snapshot.updated_date) if m.snapshot else None)
+
+
+class SavingsOut(Schema):
+    user_id = fields.String()
+    months = fields.List(fields.Nested(SavingsMonthOut))
+
+
+def savings_body(user_id: str, months: Sequence[MonthOfSavings]) -> dict[str, Any]:
+    return dict(SavingsOut().dump({"user_id": user_id, "months": months}))

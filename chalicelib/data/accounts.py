@@ -143,13 +143,17 @@ def get_account(user_id: str, acct_id: str) -> Account | None:
     return from_item(item) if item else None
 
 
-def list_accounts(user_id: str, item_id: str | None = None) -> list[Account]:
-    """Every account of a user (one partition; paginated until done), optionally of one item."""
+def list_accounts(user_id: str, item_id: str | None = None, *, consistent: bool = False) -> list[Account]:
+    """Every account of a user (one partition; paginated until done), optionally of one item.
+
+    ``consistent``: a strongly consistent read, for a reader reacting to a write it was told of.
+    """
     condition = Key("PK").eq(keys.accounts_pk(user_id)) & Key("SK").begins_with(keys.ACCOUNT_SK_PREFIX)
     rows = query_rows(
         tables.transactions(),
         entity=keys.ACCOUNT,
         keep=lambda row: item_id is None or row.get("item_id") == item_id,
         KeyConditionExpression=condition,
+        ConsistentRead=consistent,
     )
     return [from_item(row) for row in rows]

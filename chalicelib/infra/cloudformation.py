@@ -195,7 +195,8 @@ TABLE_ACCESS_ACTIONS: dict[TableAccess, list[str]] = {
     "read_write": _TABLE_ACTIONS,
     "read": ["dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query"],
     "write": ["dynamodb:BatchWriteItem", "dynamodb:PutItem"],
-    "lease": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
+    # Never DeleteItem: a released lock row keeps its fencing counter (docs/insight.md).
+    "lease": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
 }
 #: The policy statement of each kind of table access.
 TABLE_ACCESS_SIDS: dict[TableAccess, str] = {

@@ -22,7 +22,7 @@ StreamView = Literal["NEW_AND_OLD_IMAGES"]
 StartingPosition = Literal["TRIM_HORIZON", "LATEST"]
 #: What the service's functions may do with a table's rows (the policy's actions follow from it):
 #: ``read_write`` everything but Scan; ``read`` point and key reads; ``write`` puts only (write-only
-#: tables such as the analytics capture); ``lease`` get, put, update and delete of single rows (locks).
+#: tables such as the analytics capture); ``lease`` get, put and update of single rows, never delete (locks).
 TableAccess = Literal["read_write", "read", "write", "lease"]
 
 #: Receives before SQS moves a message to its DLQ.
@@ -231,6 +231,7 @@ WEBHOOKS_QUEUE = "WebhooksQueue"
 THROTTLE_QUEUE = "ThrottleQueue"
 LISTENER_QUEUE = "ListenerQueue"
 REPLAY_FEEDER_QUEUE = "ReplayFeederQueue"
+BALANCE_UPDATES_QUEUE = "BalanceUpdatesQueue"
 TRANSACTIONS_STREAM = "TransactionsStream"
 EVENT_BUS = "EventBus"
 AUTH0_BUS = "Auth0EventBus"
@@ -253,6 +254,9 @@ CONSUMER_TIMEOUTS = {
     "feed_transactions_table": 60,
     "feed_plaid_table": 60,
     "listen_auth0": 60,
+    # A lock held by a crashed holder of another service is taken over only after its lease
+    # (60 s) passes unrenewed, so one message may wait that long.
+    "track_balances": 120,
 }
 
 
@@ -317,6 +321,8 @@ def declare(settings: Settings | None = None) -> Infrastructure:
         Queue(LISTENER_QUEUE, s.listener_queue, _visibility("listen_auth0")),
         # Consumed by the insight service (seed 003); 6 x its 60 s consumer timeout.
         Queue(REPLAY_FEEDER_QUEUE, s.replay_feeder_queue, 360),
+        # Written by the refiner, the balance refresh and item removal; read by track_balances.
+        Queue(BALANCE_UPDATES_QUEUE, s.balance_updates_queue, _visibility("track_balances")),
     )
     streams = (Stream(TRANSACTIONS_STREAM, s.transactions_stream),)
     buses = (
@@ -370,5 +376,8 @@ def declare(settings: Settings | None = None) -> Infrastructure:
             CONSUMER_TIMEOUTS["feed_plaid_table"],
         ),
         Consumer("listen_auth0", SqsSource(LISTENER_QUEUE, batch_size=10), CONSUMER_TIMEOUTS["listen_auth0"]),
+        Consumer(
+            "track_balances", SqsSource(BALANCE_UPDATES_QUEUE, batch_size=10), CONSUMER_TIMEOUTS["track_balances"]
+        ),
     )
     return Infrastructure(s.stage, tables, queues, streams, buses, rules, consumers)

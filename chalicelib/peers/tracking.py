@@ -1,4 +1,5 @@
-"""Segment track calls (``plaid_item_repaired``, ``plaid_item_errored``) via segment-analytics-python.
+"""Segment track calls (``plaid_item_repaired``, ``plaid_item_errored``, ``low_balance_alert``) via
+segment-analytics-python.
 
 Why it looks like this:
 
@@ -32,6 +33,8 @@ from chalicelib.peers.transport import RETRY_STATUSES, RetryPolicy, Timeouts, is
 
 PLAID_ITEM_REPAIRED = "plaid_item_repaired"
 PLAID_ITEM_ERRORED = "plaid_item_errored"
+#: The balance alert: Segment forwards it to the messaging tool that notifies the user.
+LOW_BALANCE_ALERT = "low_balance_alert"
 
 
 class SegmentTracker:
@@ -83,6 +86,35 @@ class SegmentTracker:
         """``plaid_item_errored`` (ITEM ``ERROR``) with the item's Plaid ``error_code``."""
         properties = _without_none({"item_id": item_id, "error_code": error_code, "institution_id": institution_id})
         return self.track(user_id, PLAID_ITEM_ERRORED, properties, message_id=message_id, timestamp=timestamp)
+
+    def low_balance_alert(
+        self,
+        user_id: str,
+        *,
+        account_id: str | None,
+        balance: int,
+        balance_source: str,
+        threshold: int | None,
+        available_balance: int | None,
+        current_balance: int | None,
+        message_id: str,
+        timestamp: datetime,
+    ) -> str:
+        """``low_balance_alert``: the main account's balance fell below the user's threshold.
+
+        Amounts are integer cents; ``balance`` is the one compared (``balance_source`` says
+        which: ``available``, or ``current`` when the bank reported no available balance).
+        ``timestamp`` is when the alert was claimed, so every retry sends the same message.
+        """
+        properties: dict[str, Any] = {
+            "account_id": account_id,
+            "balance": balance,
+            "balance_source": balance_source,
+            "threshold": threshold,
+            "available_balance": available_balance,
+            "current_balance": current_balance,
+        }
+        return self.track(user_id, LOW_BALANCE_ALERT, properties, message_id=message_id, timestamp=timestamp)
 
     def track(
         self,

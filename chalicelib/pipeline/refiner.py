@@ -22,6 +22,8 @@ from chalicelib.data import accounts, balances, ownership, removes, transactions
 from chalicelib.data.ttl import utcnow
 from chalicelib.errors import BatchUnprocessedError, InvalidRequestError, ThrottledError, ValidationError
 from chalicelib.events import publisher
+from chalicelib.insight import balance_updates
+from chalicelib.insight.balance_updates import BalanceUpdateSource
 from chalicelib.observability import count, logger
 from chalicelib.pipeline.messages import PageRecord, decode_page_record
 from chalicelib.pipeline.refine import UnconvertibleRecordError, balance_day, refine_page
@@ -94,6 +96,8 @@ def _apply_page(record: PageRecord, now: datetime) -> RecordOutcome:
 
     if record.last_page and page.transactions:
         publisher.new_txns_batch_completed(record.user_id, record.item_id, record.mine_id)
+    if rows:  # last, so the insight service reads every row this record stored
+        balance_updates.announce(record.user_id, BalanceUpdateSource.REFINER, item_id=record.item_id, now=now)
     return RecordOutcome(written, len(dead))
 
 

@@ -20,9 +20,12 @@ re-link rule when a new link of the same login replaces an older item. Each call
    Admin API note (idempotency key from the item) and publishes
    ``plaid_item_connection_revoked`` (event id from the item, the reason and the instant).
 
+5. **Recount** the user's balances: a balance update goes to the insight service, whose
+   savings month stops counting the removed item's accounts.
+
 Every step is idempotent and the steps run again on every call, so a delivery that failed
 after any step finishes on redelivery with the same rows, peer calls and events as a clean
-run. Steps 2 and 3 also run for an item some other path removed (they finish whatever that
+run. Steps 2, 3 and 5 also run for an item some other path removed (they finish whatever that
 path left undone); step 4 runs only for the path whose removal it was.
 """
 
@@ -42,6 +45,8 @@ from chalicelib.data.account_changes import (
 )
 from chalicelib.data.items import Item, ItemStatus
 from chalicelib.events import publisher
+from chalicelib.insight import balance_updates
+from chalicelib.insight.balance_updates import BalanceUpdateSource
 from chalicelib.observability import count, logger
 from chalicelib.peers import derive_key, get_admin_api
 from chalicelib.plaid.client import get_plaid
@@ -117,7 +122,7 @@ class RemovalOutcome:
 
 
 def remove_item(item: Item, removal: Removal, now: datetime) -> RemovalOutcome:
-    """Remove ``item`` (steps 1-4 of the module docstring); safe to call again after any failure.
+    """Remove ``item`` (steps 1-5 of the module docstring); safe to call again after any failure.
 
     ``item`` is the row as the caller read it; for an expiry, the old image TTL deleted.
     Raises :class:`~chalicelib.data.items.ItemNotFoundError` when the row does not exist
@@ -149,6 +154,7 @@ def remove_item(item: Item, removal: Removal, now: datetime) -> RemovalOutcome:
     result = revoke(stored)
     if owned and removal.cause is RemovalCause.USER_PERMISSION_REVOKED:
         _announce_permission_revoked(stored)
+    balance_updates.announce(stored.user_id, BalanceUpdateSource.ITEM_REMOVED, item_id=stored.item_id, now=now)
     logger.info(
         "item removed",
         extra={**_context(stored), "cause": removal.cause.value, "removed_now": removed_now, "owned": owned},

@@ -145,6 +145,9 @@ OUTPUTS: dict[str, type[Schema]] = {
     "IncomeVerificationNote": insight_schemas.VerificationNoteOut,
     "Payday": insight_schemas.PaydayOut,
     "PaydayCollectionDates": insight_schemas.PaydayCollectionDatesOut,
+    "Savings": insight_schemas.SavingsOut,
+    "SavingsMonth": insight_schemas.SavingsMonthOut,
+    "SavingsAccount": insight_schemas.SavingsAccountOut,
 }
 
 

@@ -84,7 +84,7 @@ def runtime(stack_env: dict[str, Any]) -> EventRuntime:
     removed first, so a test's counts are its own.
     """
     settings = get_settings()
-    for queue in (settings.webhooks_queue, settings.throttle_queue):
+    for queue in (settings.webhooks_queue, settings.throttle_queue, settings.balance_updates_queue):
         empty_queue(queue)
     return new_runtime()
 

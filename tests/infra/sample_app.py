@@ -36,6 +36,11 @@ def listen_auth0(event: Any) -> dict[str, Any]:
     return {"batchItemFailures": []}
 
 
+@sqs_consumer(app, "track_balances")
+def track_balances(event: Any) -> dict[str, Any]:
+    return {"batchItemFailures": []}
+
+
 @kinesis_consumer(app, "refine_transactions")
 def refine_transactions(event: Any) -> dict[str, Any]:
     return {"batchItemFailures": []}

@@ -112,7 +112,6 @@ def test_each_insight_table_gets_exactly_the_access_it_needs(template: dict[str,
     assert by_sid["ReadTables"]["Action"] == ["dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query"]
     assert by_sid["ReadTables"]["Resource"] == [_named("user-balance-settings")]
     assert by_sid["LeaseTables"]["Action"] == [
-        "dynamodb:DeleteItem",
         "dynamodb:GetItem",
         "dynamodb:PutItem",
         "dynamodb:UpdateItem",

@@ -1,9 +1,10 @@
 """``alert`` rows (``USERS#<user_id>`` / ``ALERT#<user_id>``): the balance-alert cooldown.
 
 Attributes: ``alert_sent``, ``updated_date``, ``balance_setting`` (the user's threshold when
-the alert was claimed, in cents), ``available_balance`` and ``current_balance`` (cents) and,
-when the claimer holds a lock, its fencing token ``fence``. ``updated_date`` drives the 7-day
-cooldown. An alert goes out in three steps that survive a crash between any two:
+the alert was claimed, in cents), ``available_balance`` and ``current_balance`` (cents; null
+when the bank did not report that balance), ``account_id`` (the account the alert is about)
+and, when the claimer holds a lock, its fencing token ``fence``. ``updated_date`` drives the
+7-day cooldown. An alert goes out in three steps that survive a crash between any two:
 
 1. :func:`claim_cooldown`: a conditional write takes the cooldown (no row yet, or the last
    alert was sent at least 7 days ago) and records the claim with ``alert_sent`` false. If the
@@ -13,8 +14,10 @@ cooldown. An alert goes out in three steps that survive a crash between any two:
    resumed claim re-sends under the same key and the channel delivers once;
 3. :func:`mark_sent` records ``alert_sent`` on that claim.
 
-With a fencing token, a write also requires the row's ``fence`` to be no newer than the
-caller's, so a holder whose lock lease was taken over cannot claim or mark anything.
+With a fencing token, every write (a claim, taking over an unsent claim, marking it sent)
+requires the row's ``fence`` to be no newer than the caller's and stores the caller's, so
+once a newer holder has written, a holder whose lock lease was taken over cannot claim,
+resume or mark anything.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ class AlertState:
     available_balance: int | None
     current_balance: int | None
     fence: int | None = None
+    account_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ def from_item(row: Mapping[str, Any]) -> AlertState:
         available_balance=optional_int(row.get("available_balance")),
         current_balance=optional_int(row.get("current_balance")),
         fence=optional_int(row.get("fence")),
+        account_id=row.get("account_id"),
     )
 
 
@@ -92,10 +97,13 @@ def claim_cooldown(
     available_balance: int | None,
     current_balance: int | None,
     fence: int | None = None,
+    account_id: str | None = None,
 ) -> Claim | None:
     """Take the cooldown for one alert, or resume an unsent claim; ``None`` while cooling down.
 
     Amounts are cents. ``None`` also when ``fence`` is older than the row's (a stale holder).
+    Resuming with a ``fence`` stores it on the row, so the holder it replaced can no longer
+    mark the claim.
     """
     values: dict[str, Any] = {
         ":type": keys.ALERT,
@@ -107,10 +115,11 @@ def claim_cooldown(
         ":available": available_balance,
         ":current": current_balance,
         ":cutoff": iso_timestamp(now - COOLDOWN),
+        ":account": account_id,
     }
     assignments = (
         "#type = :type, user_id = :user, updated_date = :now, alert_sent = :false, balance_setting = :setting,"
-        " available_balance = :available, current_balance = :current"
+        " available_balance = :available, current_balance = :current, account_id = :account"
     )
     if fence is not None:
         assignments += ", fence = :fence"
@@ -129,8 +138,28 @@ def claim_cooldown(
         stale = fence is not None and current is not None and (current.fence or 0) > fence
         if current is None or current.alert_sent or stale:
             return None
-        return Claim(user_id, current.updated_date, resumed=True)
+        claim = Claim(user_id, current.updated_date, resumed=True)
+        if fence is not None and current.fence != fence and not _stamp_fence(claim, fence):
+            return None  # sent, replaced or taken by a newer holder meanwhile
+        return claim
     return Claim(user_id, now, resumed=False)
+
+
+def _stamp_fence(claim: Claim, fence: int) -> bool:
+    """Store ``fence`` on the unsent ``claim`` unless a newer holder's is already there."""
+    values: dict[str, Any] = {":claimed": iso_timestamp(claim.updated_date), ":false": False}
+    condition = _fenced("updated_date = :claimed AND alert_sent = :false", fence, values)
+    try:
+        with translated():
+            tables.pave().update_item(
+                Key=keys.alert_key(claim.user_id),
+                UpdateExpression="SET fence = :fence",
+                ConditionExpression=condition,
+                ExpressionAttributeValues=values,
+            )
+    except ConditionFailedError:
+        return False
+    return True
 
 
 def mark_sent(claim: Claim, *, fence: int | None = None) -> bool:
@@ -141,7 +170,7 @@ def mark_sent(claim: Claim, *, fence: int | None = None) -> bool:
         with translated():
             tables.pave().update_item(
                 Key=keys.alert_key(claim.user_id),
-                UpdateExpression="SET alert_sent = :true",
+                UpdateExpression="SET alert_sent = :true" + (", fence = :fence" if fence is not None else ""),
                 ConditionExpression=condition,
                 ExpressionAttributeValues=values,
             )

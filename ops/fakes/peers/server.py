@@ -2,8 +2,8 @@
 
 Each fake is a stdlib ``ThreadingHTTPServer`` on its own thread, so clients talk real HTTP
 (sockets, headers, timeouts). Every request is recorded before it is answered; faults
-(``fail_next``, ``reply_next``, ``stall_next``) apply to the next N requests in arrival
-order. A stalled request still runs after its delay, the way a slow server finishes work
+(``fail_next``, ``reply_next``, ``stall_next``, ``hold_next``) apply to the next N requests in
+arrival order. A stalled request still runs after its delay, the way a slow server finishes work
 its caller gave up on, which is what idempotency must survive.
 
 Requests under ``/_fake/`` are the control plane (seed state, read recordings, inject
@@ -61,12 +61,33 @@ def error_reply(status: int, code: str, message: str = "") -> Reply:
     return Reply(status, {"error": {"code": code, "message": message or code.replace("_", " ").lower()}})
 
 
+class Hold:
+    """A request the fake holds until the test lets it go (see :meth:`FakeServer.hold_next`)."""
+
+    def __init__(self) -> None:
+        self.arrived = threading.Event()
+        self._released = threading.Event()
+
+    def wait_arrived(self, timeout: float = 5.0) -> bool:
+        """Block until the held request has reached the fake."""
+        return self.arrived.wait(timeout)
+
+    def release(self) -> None:
+        """Serve the held request now."""
+        self._released.set()
+
+    def wait_released(self, stopping: threading.Event) -> None:
+        while not self._released.wait(0.05) and not stopping.is_set():
+            pass
+
+
 @dataclass(frozen=True)
 class _Fault:
-    """Answer ``reply`` instead of serving, or (no reply) serve after ``stall_seconds``."""
+    """Answer ``reply`` instead of serving, or (no reply) serve after ``stall_seconds`` or a ``hold``."""
 
     reply: Reply | None
     stall_seconds: float = 0.0
+    hold: Hold | None = None
 
 
 Route = Callable[[RecordedRequest, re.Match[str]], Reply]
@@ -159,6 +180,12 @@ class FakeServer:
         """Hold the next ``count`` requests for ``seconds`` (past a client's read timeout), then serve them."""
         self._add_faults(count, _Fault(None, stall_seconds=seconds))
 
+    def hold_next(self) -> Hold:
+        """Hold the next request until ``release()`` (a caller stalled mid-call, for as long as a test needs)."""
+        hold = Hold()
+        self._add_faults(1, _Fault(None, hold=hold))
+        return hold
+
     def wait_idle(self, timeout: float = 5.0) -> None:
         """Block until no request is being handled (e.g. a stalled one has finished)."""
         with self._idle:
@@ -202,6 +229,9 @@ class FakeServer:
             fault = self._faults.popleft() if self._faults else None
         if fault is not None and fault.reply is not None:
             return fault.reply
+        if fault is not None and fault.hold is not None:
+            fault.hold.arrived.set()
+            fault.hold.wait_released(self._stopping)
         if fault is not None and self._stopping.wait(fault.stall_seconds):
             return error_reply(503, "STOPPING")
         if not self.authorized(request):

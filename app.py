@@ -256,6 +256,12 @@ def get_payday(user_id: str) -> Response:
     return payday_routes.get_payday(current_request())
 
 
+@app.route("/v1/users/{user_id}/income/detect", methods=["POST"])
+@http_errors
+def detect_income(user_id: str) -> Response:
+    return income_routes.detect_income(current_request())
+
+
 @app.route("/v1/users/{user_id}/income/verification", methods=["GET"])
 @http_errors
 def get_income_verification(user_id: str) -> Response:

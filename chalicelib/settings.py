@@ -299,6 +299,8 @@ class Settings:
     #: Where the refiner, the balance refresh and item removal announce a user's new balances
     #: (savings months and balance alerts are kept current from it).
     balance_updates_queue: str = "dev-insight-balance-updates"
+    #: Whether income detection runs its model (``ml_enabled``); off, the rule methods decide.
+    income_ml_enabled: bool = True
 
     @property
     def is_prod(self) -> bool:
@@ -365,6 +367,7 @@ def load_settings() -> Settings:
         expense_ttl_days=_whole("EXPENSE_TTL_DAYS", 30, minimum=1),
         score_ttl_days=_whole("SCORE_TTL_DAYS", 30, minimum=1),
         balance_updates_queue=_env("BALANCE_UPDATES_QUEUE", prefix + "insight-balance-updates"),
+        income_ml_enabled=_env_bool("INCOME_ML_ENABLED", True),
     )
 
 

@@ -7,6 +7,7 @@ Unknown body fields are refused; money is integer cents.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -14,12 +15,15 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from chalicelib.api.fields import id_field
 from chalicelib.data.ttl import iso_timestamp
+from chalicelib.insight import income_detection
 from chalicelib.insight.data.income_verifications import (
     IncomeVerification,
     PayFrequency,
     VerificationSource,
     VerificationStatus,
 )
+from chalicelib.insight.income import StreamVerdict
+from chalicelib.insight.income_detection import DetectionRun
 from chalicelib.insight.payday_evaluation import PaydayAnswer
 from chalicelib.insight.savings import MonthOfSavings
 from chalicelib.plaid.schemas import StrictInteger
@@ -158,3 +162,61 @@ class SavingsOut(Schema):
 
 def savings_body(user_id: str, months: Sequence[MonthOfSavings]) -> dict[str, Any]:
     return dict(SavingsOut().dump({"user_id": user_id, "months": months}))
+
+
+# --- income detection -----------------------------------------------------------------
+
+
+def verification_request(run: DetectionRun, verdict: StreamVerdict) -> dict[str, Any] | None:
+    """The body that submits ``verdict``'s stream for verification, exactly as
+    ``POST .../income/verification`` accepts it; None when it could not be accepted (the
+    account's bank is not known, or the description is empty)."""
+    latest = verdict.latest
+    body = {
+        "txn_name": latest.name.strip() or verdict.payer,
+        "txn_id": latest.txn_id,
+        "amount_in_cents": verdict.typical_cents,
+        "pay_frequency": income_detection.pay_frequency(verdict.cadence).value,
+        "institution_id": run.institution_id(verdict),
+    }
+    return None if SubmitIncomeVerificationBody().validate(body) else body
+
+
+@dataclass(frozen=True)
+class _Stream:
+    """A detected stream in its run (the run knows the account's institution)."""
+
+    run: DetectionRun
+    verdict: StreamVerdict
+
+
+class IncomeStreamOut(Schema):
+    payer = fields.Function(lambda s: s.verdict.payer)
+    account_id = fields.Function(lambda s: s.verdict.account_id)
+    cadence = fields.Function(lambda s: s.verdict.cadence)
+    typical_amount_in_cents = fields.Function(lambda s: s.verdict.typical_cents)
+    next_date = fields.Function(lambda s: s.verdict.next_date.isoformat() if s.verdict.next_date else None)
+    status = fields.Function(lambda s: s.verdict.status)
+    deposits = fields.Function(lambda s: s.verdict.profile.deposits)
+    first_date = fields.Function(lambda s: s.verdict.first_date.isoformat())
+    last_date = fields.Function(lambda s: s.verdict.last_date.isoformat())
+    methods = fields.Function(lambda s: list(s.verdict.methods))
+    confidence = fields.Function(lambda s: round(s.verdict.confidence, 3))
+    verification_request = fields.Function(lambda s: verification_request(s.run, s.verdict))
+
+
+class IncomeDetectionOut(Schema):
+    user_id = fields.String()
+    run_date = fields.Function(lambda r: _timestamp(r.run_date))
+    as_of = fields.Function(lambda r: r.detection.as_of.isoformat())
+    ml_enabled = fields.Function(lambda r: r.detection.ml_enabled)
+    ml_results_used = fields.Function(lambda r: r.detection.ml_results_used)
+    ml_prediction_id = fields.Function(lambda r: r.detection.ml_prediction_id)
+    streams_considered = fields.Function(lambda r: len(r.detection.streams))
+    income_streams = fields.Function(
+        lambda r: IncomeStreamOut(many=True).dump([_Stream(r, v) for v in r.detection.income_streams])
+    )
+
+
+def income_detection_body(run: DetectionRun) -> dict[str, Any]:
+    return dict(IncomeDetectionOut().dump(run))

@@ -19,6 +19,7 @@ and the user's accounts only when a REMOVED item exists and a row names no item.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
@@ -62,3 +63,34 @@ def api_shape(txn: Transaction) -> dict[str, Any]:
         "category": list(txn.category) or None,
         "pending": txn.pending,
     }
+
+
+@dataclass(frozen=True)
+class History:
+    """The models' transactions and, for each account they name, its bank's Plaid
+    institution id (what an income verification names)."""
+
+    transactions: list[dict[str, Any]]
+    institution_of_account: dict[str, str]
+
+
+def model_history(user_id: str, as_of: date) -> History:
+    """:func:`model_transactions` with the institutions of their accounts, from the same
+    reads (the user's accounts are read too when a row names no item)."""
+    user_items = items.list_items(user_id)
+    removed = {i.item_id for i in user_items if i.status is items.ItemStatus.REMOVED}
+    institution = {i.item_id: i.institution_id for i in user_items if i.institution_id}
+    rows = transactions.user_transactions_between(user_id, as_of - timedelta(days=RETENTION_DAYS), as_of)
+    item_of_account: dict[str, str] = {}
+    if any(not t.item_id for t in rows):
+        item_of_account = {a.acct_id: a.item_id for a in accounts.list_accounts(user_id)}
+    kept: list[Transaction] = []
+    institutions: dict[str, str] = {}
+    for t in rows:
+        item_id = t.item_id or item_of_account.get(t.acct_id)
+        if item_id in removed:
+            continue
+        kept.append(t)
+        if item_id in institution:
+            institutions[t.acct_id] = institution[item_id]
+    return History([api_shape(t) for t in kept], institutions)

@@ -148,6 +148,8 @@ OUTPUTS: dict[str, type[Schema]] = {
     "Savings": insight_schemas.SavingsOut,
     "SavingsMonth": insight_schemas.SavingsMonthOut,
     "SavingsAccount": insight_schemas.SavingsAccountOut,
+    "IncomeDetection": insight_schemas.IncomeDetectionOut,
+    "IncomeStream": insight_schemas.IncomeStreamOut,
 }
 
 

@@ -1,4 +1,5 @@
-"""Income verification: read, submit (the user or a service), review (a service only)."""
+"""Income: detection (the user or a service), verification: read, submit (the user or a service),
+review (a service only)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,23 @@ from chalicelib.api import requests
 from chalicelib.api.auth import Principal
 from chalicelib.api.errors import ForbiddenError
 from chalicelib.api.http import Call, ok
+from chalicelib.data import ttl
 from chalicelib.data.ttl import utcnow
-from chalicelib.insight import verification
+from chalicelib.insight import income_detection, verification
 from chalicelib.insight.data.income_verifications import IncomeStream, NoteRole, VerificationStatus
+from chalicelib.settings import get_settings
 
 
 def actor(principal: Principal) -> verification.Actor:
     return verification.Actor(principal.subject, NoteRole.SERVICE if principal.is_service else NoteRole.USER)
+
+
+def detect_income(request: Request) -> Response:
+    """Run income detection over the user's history now; every run is recorded."""
+    call = Call.for_user(request, requests.UserPath())
+    call.body(requests.EmptyBody())
+    run = income_detection.run(call.user_id, now=ttl.utcnow(), ml_enabled=get_settings().income_ml_enabled)
+    return ok(schemas.income_detection_body(run))
 
 
 def get_verification(request: Request) -> Response:

@@ -7,7 +7,8 @@
    (:mod:`ops.bench_plaid`).
 4. Import time of ``app.py`` against importing chalice and boto3 alone (fresh interpreters).
 Then the insight models against ground truth, each next to a naive baseline: payday
-(:mod:`ops.bench_payday`) and recurring expenses (:mod:`ops.bench_recurring`).
+(:mod:`ops.bench_payday`) and recurring expenses (:mod:`ops.bench_recurring`); and income
+detection's methods and model (:mod:`ops.bench_income`).
 
 Absolute numbers depend on the machine and on moto; the ratios are what to compare.
 """
@@ -25,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ops import bench_payday, bench_recurring
+from ops import bench_income, bench_payday, bench_recurring
 from ops.local_aws import apply_local_env, local_aws
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,6 +151,7 @@ def main() -> int:
     print(f"   ratio app / baseline:      {app_import / base_import:.2f}x")
     bench_payday.main()
     bench_recurring.main()
+    bench_income.main()
     return 0
 
 

@@ -12,6 +12,7 @@ from chalicelib.insight.income import features, load_model
 from chalicelib.insight.income.methods import RULES
 from chalicelib.insight.income.model import WEIGHTS_PATH, IncomeModelError, from_weights, prediction_id
 from chalicelib.insight.income.profile import Profile
+from ops import bench_income
 from ops import train_income_model as training
 from ops.income_eval import score, user_streams
 from ops.synthetic import inflows
@@ -99,3 +100,11 @@ def test_the_model_beats_every_rule_method_on_users_it_never_saw(people: Any) ->
     f1 = _f1s(people())
     best_rule = max(f1[name] for name in RULES)
     assert f1["ml"] >= best_rule + MARGIN, f1
+
+
+def test_the_benchmark_prints_every_method_per_history(capsys: pytest.CaptureFixture[str]) -> None:
+    figures = bench_income.report("sample", [inflows.make_user(2, i) for i in range(3)])
+    printed = capsys.readouterr().out
+    assert set(figures) == set(bench_income.HISTORIES)
+    for name in ("a category", "d regularity", "rules vote (>= 2)", "ml (the model)", "all after exclusions"):
+        assert printed.count(name) == len(bench_income.HISTORIES)

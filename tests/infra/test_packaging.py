@@ -128,6 +128,7 @@ def test_real_bundle_holds_the_app_and_its_layer_the_dependencies(packaged_real_
         names = bundle.namelist()
     assert "app.py" in names
     assert "chalicelib/infra/declaration.py" in names
+    assert "chalicelib/insight/income/weights.json" in names  # the income model's weights ship with the code
     assert not [n for n in names if n.startswith(("ops/", "tests/", "localstack/"))]
     with zipfile.ZipFile(packaged_real_app.with_name("layer-deployment.zip")) as layer:
         site_packages = {n.split("/")[4] for n in layer.namelist() if n.count("/") >= 5}

@@ -1,49 +1,40 @@
-"""The routing table: every route and event handler of the service, each delegating to chalicelib."""
+"""The routing table: every route and event handler of the service, each delegating to chalicelib.
+
+Each handler imports the module it delegates to when it first runs, not here: every Lambda
+function imports this file, and a function should load only what its own path needs (the
+webhook route neither the API nor the Plaid SDK, the refiner neither PyJWT nor the API).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from chalice import Chalice, ConvertToMiddleware, Cron, Response
-from chalice.app import CloudWatchEvent, DynamoDBEvent, KinesisEvent, Request, SQSEvent
+from chalice.app import CloudWatchEvent, DynamoDBEvent, KinesisEvent, SQSEvent
 
-from chalicelib.api.errors import http_errors
-from chalicelib.api.routes import accounts as account_routes
-from chalicelib.api.routes import income as income_routes
-from chalicelib.api.routes import items as item_routes
-from chalicelib.api.routes import payday as payday_routes
-from chalicelib.api.routes import reference as reference_routes
-from chalicelib.api.routes import savings as savings_routes
-from chalicelib.api.routes import transactions as transaction_routes
 from chalicelib.infra.consumers import dynamodb_stream_consumer, kinesis_consumer, sqs_consumer
-from chalicelib.insight import balance_tracker
 from chalicelib.observability import logger, metrics
-from chalicelib.pipeline import feeder, institution_sync, intake, listener, miner, refiner, throttle_miner
-from chalicelib.pipeline.batches import process_sqs
+from chalicelib.routing import Routes
 
 app = Chalice(app_name="txn", configure_logs=False)
 app.register_middleware(ConvertToMiddleware(logger.inject_lambda_context))
 app.register_middleware(ConvertToMiddleware(metrics.log_metrics))
-
-
-def current_request() -> Request:
-    if app.current_request is None:  # only outside a request, which Chalice never does
-        raise RuntimeError("no current request")
-    return app.current_request
+route = Routes(app)  # registers a view and maps what it raises to the error envelope
 
 
 # --- HTTP -----------------------------------------------------------------------------
 
 
-@app.route("/health", methods=["GET"])
+@route("/health", methods=["GET"])
 def health() -> dict[str, Any]:
     return {"status": "ok"}
 
 
-@app.route("/v1/plaid", methods=["POST"], content_types=["application/json", "text/plain"])
-@http_errors
+@route("/v1/plaid", methods=["POST"], content_types=["application/json", "text/plain"])
 def plaid_webhook() -> dict[str, Any]:
-    request = current_request()
+    from chalicelib.pipeline import intake
+
+    request = route.current_request
     return intake.accept_webhook(request.raw_body, request.headers)
 
 
@@ -52,16 +43,24 @@ def plaid_webhook() -> dict[str, Any]:
 
 @sqs_consumer(app, "mine_webhooks")
 def mine_webhooks(event: SQSEvent) -> dict[str, Any]:
+    from chalicelib.pipeline import miner
+    from chalicelib.pipeline.batches import process_sqs
+
     return process_sqs(event.to_dict()["Records"], miner.handle_webhook_body, consumer="miner")
 
 
 @sqs_consumer(app, "mine_throttled")
 def mine_throttled(event: SQSEvent) -> dict[str, Any]:
+    from chalicelib.pipeline import throttle_miner
+    from chalicelib.pipeline.batches import process_sqs
+
     return process_sqs(event.to_dict()["Records"], throttle_miner.handle_mine_request_body, consumer="throttle_miner")
 
 
 @kinesis_consumer(app, "refine_transactions")
 def refine_transactions(event: KinesisEvent) -> dict[str, Any]:
+    from chalicelib.pipeline import refiner
+
     return refiner.handle_kinesis_event(event.to_dict())
 
 
@@ -70,222 +69,264 @@ def refine_transactions(event: KinesisEvent) -> dict[str, Any]:
 
 @dynamodb_stream_consumer(app, "feed_transactions_table")
 def feed_transactions_table(event: DynamoDBEvent) -> dict[str, Any]:
+    from chalicelib.pipeline import feeder
+
     return feeder.handle_transactions_stream(event.to_dict())
 
 
 @dynamodb_stream_consumer(app, "feed_plaid_table")
 def feed_plaid_table(event: DynamoDBEvent) -> dict[str, Any]:
+    from chalicelib.pipeline import feeder
+
     return feeder.handle_plaid_stream(event.to_dict())
 
 
 @sqs_consumer(app, "listen_auth0")
 def listen_auth0(event: SQSEvent) -> dict[str, Any]:
+    from chalicelib.pipeline import listener
+
     return listener.handle_sqs_event(event.to_dict())
 
 
 @app.schedule(Cron(0, 0, "?", "*", "SAT", "*"), name="sync_institutions")
 def sync_institutions(event: CloudWatchEvent) -> dict[str, Any]:
+    from chalicelib.pipeline import institution_sync
+
     return institution_sync.run_scheduled(event.to_dict())
 
 
 # --- REST API (contract: chalicelib/api/openapi.yaml; logic: chalicelib/api/routes) ------
 
 
-@app.route("/v1/openapi.yaml", methods=["GET"])
-@http_errors
+@route("/v1/openapi.yaml", methods=["GET"])
 def openapi_document() -> Response:
-    return reference_routes.openapi_document(current_request())
+    from chalicelib.api.routes import reference
+
+    return reference.openapi_document(route.current_request)
 
 
-@app.route("/v1/users/{user_id}/transactions", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/transactions", methods=["GET"])
 def list_transactions(user_id: str) -> Response:
-    return transaction_routes.list_transactions(current_request())
+    from chalicelib.api.routes import transactions
+
+    return transactions.list_transactions(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/transactions/summary", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/transactions/summary", methods=["GET"])
 def transaction_summary(user_id: str) -> Response:
-    return transaction_routes.get_summary(current_request())
+    from chalicelib.api.routes import transactions
+
+    return transactions.get_summary(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/transactions/{txn_id}", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/transactions/{txn_id}", methods=["GET"])
 def get_transaction(user_id: str, txn_id: str) -> Response:
-    return transaction_routes.get_transaction(current_request())
+    from chalicelib.api.routes import transactions
+
+    return transactions.get_transaction(route.current_request, user_id, txn_id)
 
 
-@app.route("/v1/users/{user_id}/accounts", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/accounts", methods=["GET"])
 def list_accounts(user_id: str) -> Response:
-    return account_routes.list_accounts(current_request())
+    from chalicelib.api.routes import accounts
+
+    return accounts.list_accounts(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/accounts/refresh", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/accounts/refresh", methods=["POST"])
 def refresh_accounts(user_id: str) -> Response:
-    return account_routes.refresh(current_request())
+    from chalicelib.api.routes import accounts
+
+    return accounts.refresh(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/accounts/{account_id}/balances", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/accounts/{account_id}/balances", methods=["GET"])
 def balance_history(user_id: str, account_id: str) -> Response:
-    return account_routes.balance_history(current_request())
+    from chalicelib.api.routes import accounts
+
+    return accounts.balance_history(route.current_request, user_id, account_id)
 
 
-@app.route("/v1/users/{user_id}/balances/qa-seed", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/balances/qa-seed", methods=["POST"])
 def qa_seed_balances(user_id: str) -> Response:
-    return account_routes.qa_seed(current_request())
+    from chalicelib.api.routes import accounts
+
+    return accounts.qa_seed(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/items", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/items", methods=["GET"])
 def list_items(user_id: str) -> Response:
-    return item_routes.list_items(current_request())
+    from chalicelib.api.routes import items
+
+    return items.list_items(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/items", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/items", methods=["POST"])
 def add_item(user_id: str) -> Response:
-    return item_routes.add_item(current_request())
+    from chalicelib.api.routes import items
+
+    return items.add_item(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/link-token", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/link-token", methods=["POST"])
 def create_link_token(user_id: str) -> Response:
-    return item_routes.create_link_token(current_request())
+    from chalicelib.api.routes import items
+
+    return items.create_link_token(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/layer/session", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/layer/session", methods=["POST"])
 def start_layer_session(user_id: str) -> Response:
-    return item_routes.start_layer(current_request())
+    from chalicelib.api.routes import items
+
+    return items.start_layer(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/layer/results", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/layer/results", methods=["POST"])
 def store_layer_results(user_id: str) -> Response:
-    return item_routes.layer_results(current_request())
+    from chalicelib.api.routes import items
+
+    return items.layer_results(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/layer/items", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/layer/items", methods=["POST"])
 def create_layer_items(user_id: str) -> Response:
-    return item_routes.layer_items(current_request())
+    from chalicelib.api.routes import items
+
+    return items.layer_items(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/items/history", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/items/history", methods=["GET"])
 def item_history(user_id: str) -> Response:
-    return item_routes.item_history(current_request())
+    from chalicelib.api.routes import items
+
+    return items.item_history(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/account-changes/check", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/account-changes/check", methods=["GET"])
 def account_change_check(user_id: str) -> Response:
-    return item_routes.change_check(current_request())
+    from chalicelib.api.routes import items
+
+    return items.change_check(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/items/{item_id}", methods=["DELETE"])
-@http_errors
+@route("/v1/users/{user_id}/items/{item_id}", methods=["DELETE"])
 def remove_item(user_id: str, item_id: str) -> Response:
-    return item_routes.remove_item(current_request())
+    from chalicelib.api.routes import items
+
+    return items.remove_item(route.current_request, user_id, item_id)
 
 
-@app.route("/v1/users/{user_id}/items/{item_id}/persist", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/items/{item_id}/persist", methods=["POST"])
 def persist_item(user_id: str, item_id: str) -> Response:
-    return item_routes.persist(current_request())
+    from chalicelib.api.routes import items
+
+    return items.persist(route.current_request, user_id, item_id)
 
 
-@app.route("/v1/users/{user_id}/items/{item_id}/remine", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/items/{item_id}/remine", methods=["POST"])
 def remine_item(user_id: str, item_id: str) -> Response:
-    return item_routes.remine(current_request())
+    from chalicelib.api.routes import items
+
+    return items.remine(route.current_request, user_id, item_id)
 
 
-@app.route("/v1/users/{user_id}/items/{item_id}/main-account", methods=["PUT"])
-@http_errors
+@route("/v1/users/{user_id}/items/{item_id}/main-account", methods=["PUT"])
 def change_main_account(user_id: str, item_id: str) -> Response:
-    return item_routes.change_main_account(current_request())
+    from chalicelib.api.routes import items
+
+    return items.change_main_account(route.current_request, user_id, item_id)
 
 
-@app.route("/v1/users/{user_id}/liabilities", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/liabilities", methods=["GET"])
 def current_liabilities(user_id: str) -> Response:
-    return reference_routes.current_liabilities(current_request())
+    from chalicelib.api.routes import reference
+
+    return reference.current_liabilities(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/liabilities/history", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/liabilities/history", methods=["GET"])
 def liability_history(user_id: str) -> Response:
-    return reference_routes.liability_history(current_request())
+    from chalicelib.api.routes import reference
+
+    return reference.liability_history(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/identity-verification", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/identity-verification", methods=["GET"])
 def latest_identity_verification(user_id: str) -> Response:
-    return reference_routes.latest_identity_verification(current_request())
+    from chalicelib.api.routes import reference
+
+    return reference.latest_identity_verification(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/identity-verification", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/identity-verification", methods=["POST"])
 def start_identity_verification(user_id: str) -> Response:
-    return reference_routes.start_identity_verification(current_request())
+    from chalicelib.api.routes import reference
+
+    return reference.start_identity_verification(route.current_request, user_id)
 
 
-@app.route("/v1/categories", methods=["GET"])
-@http_errors
+@route("/v1/categories", methods=["GET"])
 def list_categories() -> Response:
-    return reference_routes.list_categories(current_request())
+    from chalicelib.api.routes import reference
+
+    return reference.list_categories(route.current_request)
 
 
-@app.route("/v1/institutions/{institution_id}", methods=["GET"])
-@http_errors
+@route("/v1/institutions/{institution_id}", methods=["GET"])
 def get_institution(institution_id: str) -> Response:
-    return reference_routes.get_institution(current_request())
+    from chalicelib.api.routes import reference
+
+    return reference.get_institution(route.current_request, institution_id)
 
 
 # --- insight (logic: chalicelib/api/routes, chalicelib/insight) ---------------------------
 
 
-@app.route("/v1/users/{user_id}/payday", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/payday", methods=["GET"])
 def get_payday(user_id: str) -> Response:
-    return payday_routes.get_payday(current_request())
+    from chalicelib.api.routes import payday
+
+    return payday.get_payday(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/income/detect", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/income/detect", methods=["POST"])
 def detect_income(user_id: str) -> Response:
-    return income_routes.detect_income(current_request())
+    from chalicelib.api.routes import income
+
+    return income.detect_income(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/income/verification", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/income/verification", methods=["GET"])
 def get_income_verification(user_id: str) -> Response:
-    return income_routes.get_verification(current_request())
+    from chalicelib.api.routes import income
+
+    return income.get_verification(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/income/verification", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/income/verification", methods=["POST"])
 def submit_income_verification(user_id: str) -> Response:
-    return income_routes.submit_verification(current_request())
+    from chalicelib.api.routes import income
+
+    return income.submit_verification(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/income/verification/review", methods=["POST"])
-@http_errors
+@route("/v1/users/{user_id}/income/verification/review", methods=["POST"])
 def review_income_verification(user_id: str) -> Response:
-    return income_routes.review_verification(current_request())
+    from chalicelib.api.routes import income
+
+    return income.review_verification(route.current_request, user_id)
 
 
-@app.route("/v1/users/{user_id}/savings", methods=["GET"])
-@http_errors
+@route("/v1/users/{user_id}/savings", methods=["GET"])
 def get_savings(user_id: str) -> Response:
-    return savings_routes.get_savings(current_request())
+    from chalicelib.api.routes import savings
+
+    return savings.get_savings(route.current_request, user_id)
 
 
 @sqs_consumer(app, "track_balances")
 def track_balances(event: SQSEvent) -> dict[str, Any]:
+    from chalicelib.insight import balance_tracker
+
     return balance_tracker.handle_balance_updates(event.to_dict()["Records"])

@@ -30,6 +30,13 @@ class ValidationError(ServiceError):
         self.details: dict[str, Any] = dict(details or {})
 
 
+class BadRequestBodyError(ValidationError):
+    """A request body is not what its receiver accepts (not JSON, not an object, wrong shape).
+
+    Raised by the webhook intake and by the API alike; HTTP answers it with 422.
+    """
+
+
 # --- data layer -----------------------------------------------------------------------
 
 
@@ -63,6 +70,12 @@ class ResourceMissingError(DataError):
 
 class AccessDeniedError(DataError):
     """IAM refused the call."""
+
+
+class ContentionError(DataError):
+    """A read-modify-write or a probed key kept colliding with concurrent writers; retry later."""
+
+    retryable = True
 
 
 class InvalidRequestError(DataError):

@@ -1,25 +1,26 @@
 """HTTP status from exception type, in exactly one place.
 
 Chalice turns any exception escaping a view into a bare 500 before middleware sees it,
-so views are wrapped with :func:`http_errors`, which maps the service's typed errors to
-a status and one error format: ``{"error": {"code": ..., "message": ...}}``. Codes are
-stable strings clients may switch on; messages are for humans.
+so every view is registered through :mod:`chalicelib.routing`, whose wrapper hands what a
+view raises to :func:`to_response`: the service's typed errors become a status and one
+error format, ``{"error": {"code": ..., "message": ...}}``. Errors Chalice answers itself
+before any view runs (an unsupported ``Content-Type``) get the same format from
+:func:`from_chalice_error`. Codes are stable strings clients may switch on; messages are
+for humans.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any, ParamSpec
+import re
+from typing import Any
 
 from chalice import Response
 
-from chalicelib.data.account_changes import AccountChangeCollisionError
-from chalicelib.data.items import ItemContentionError
-from chalicelib.data.layers import LayerStubContentionError
 from chalicelib.errors import (
+    BadRequestBodyError,
     BatchUnprocessedError,
     ConditionFailedError,
+    ContentionError,
     NotFoundError,
     ServiceError,
     ThrottledError,
@@ -36,12 +37,6 @@ from chalicelib.plaid.errors import (
     WebhookUnauthorizedError,
     WebhookVerificationUnavailableError,
 )
-
-P = ParamSpec("P")
-
-
-class BadRequestBodyError(ValidationError):
-    """The request body is not what the route accepts (not JSON, wrong shape): HTTP 422."""
 
 
 class UnauthorizedError(ServiceError):
@@ -77,9 +72,7 @@ STATUS_BY_ERROR: tuple[tuple[type[BaseException], int, str], ...] = (
     (ThrottledError, 503, "unavailable"),
     (TransientAWSError, 503, "unavailable"),
     (BatchUnprocessedError, 503, "unavailable"),
-    (ItemContentionError, 503, "unavailable"),
-    (LayerStubContentionError, 503, "unavailable"),
-    (AccountChangeCollisionError, 503, "unavailable"),
+    (ContentionError, 503, "unavailable"),
     (VerificationContentionError, 503, "unavailable"),
     (AuthUnavailableError, 503, "auth_unavailable"),
     (PlaidRateLimitError, 429, "plaid_rate_limited"),
@@ -114,14 +107,20 @@ def to_response(exc: BaseException) -> Response:
     return error_response(500, "internal_error", "internal error")
 
 
-def http_errors(view: Callable[P, Any]) -> Callable[P, Any]:
-    """Wrap a Chalice view so typed errors become their HTTP status and error body."""
+#: Chalice's own error codes (``{"Code": ..., "Message": ...}``) in the service's words.
+CHALICE_CODES = {
+    "UnsupportedMediaType": "unsupported_media_type",
+    "MethodNotAllowedError": "method_not_allowed",
+    "BadRequest": "not_acceptable",  # a binary response the request's Accept does not take
+    "InternalServerError": "internal_error",
+}
 
-    @functools.wraps(view)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
-        try:
-            return view(*args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - the one place errors become responses
-            return to_response(exc)
 
-    return wrapper
+def from_chalice_error(response: Response) -> Response:
+    """An error Chalice answered itself, in the one error format; status and headers kept."""
+    body = response.body if isinstance(response.body, dict) else {}
+    chalice_code = str(body.get("Code", ""))
+    code = CHALICE_CODES.get(chalice_code) or re.sub(r"(?<!^)(?=[A-Z])", "_", chalice_code).lower() or "error"
+    message = "internal error" if response.status_code >= 500 else str(body.get("Message", code))
+    headers = {k: v for k, v in response.headers.items() if k.lower() != "content-type" and isinstance(v, str)}
+    return error_response(response.status_code, code, message, headers)

@@ -20,8 +20,8 @@ from marshmallow import Schema
 from marshmallow import ValidationError as SchemaError
 
 from chalicelib.api.auth import Principal, authenticate
-from chalicelib.api.errors import BadRequestBodyError, ForbiddenError
-from chalicelib.errors import ValidationError
+from chalicelib.api.errors import ForbiddenError
+from chalicelib.errors import BadRequestBodyError, ValidationError
 
 MAX_BODY_BYTES = 64 * 1024
 JSON_HEADERS: dict[str, str | list[str]] = {"Content-Type": "application/json"}
@@ -77,17 +77,16 @@ class Call:
     path: dict[str, Any]
 
     @classmethod
-    def open(cls, request: Request, path_schema: Schema | None = None) -> Call:
-        """Authenticate (401), then validate the path (400)."""
+    def open(cls, request: Request, path_schema: Schema | None = None, **path: str) -> Call:
+        """Authenticate (401), then validate the path parameters the view passed (400)."""
         principal = authenticate(request.headers)
-        raw_path = request.uri_params or {}
-        path = load_params(path_schema, raw_path, "path") if path_schema is not None else dict(raw_path)
-        return cls(request, principal, path)
+        validated = load_params(path_schema, path, "path") if path_schema is not None else dict(path)
+        return cls(request, principal, validated)
 
     @classmethod
-    def for_user(cls, request: Request, path_schema: Schema) -> Call:
+    def for_user(cls, request: Request, path_schema: Schema, **path: str) -> Call:
         """:meth:`open`, then require the caller to be the path's ``user_id`` or a service (403)."""
-        call = cls.open(request, path_schema)
+        call = cls.open(request, path_schema, **path)
         if not call.principal.may_act_for(call.user_id):
             raise ForbiddenError("this token may not act for this user")
         return call

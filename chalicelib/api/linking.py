@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from chalicelib.api.errors import BadRequestBodyError
 from chalicelib.data import institutions, items, layers
 from chalicelib.data.items import Item, ItemStatus
 from chalicelib.data.ttl import LAYER_TTL_DAYS, days_from, epoch, iso_timestamp
 from chalicelib.data.webhook_info import WebhookSource
-from chalicelib.errors import NotFoundError, ServiceError
+from chalicelib.errors import BadRequestBodyError, NotFoundError, ServiceError
 from chalicelib.observability import count, logger
 from chalicelib.pipeline import relink
 from chalicelib.pipeline.intake import enqueue_synthetic

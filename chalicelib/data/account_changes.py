@@ -27,7 +27,7 @@ from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import iso_timestamp
-from chalicelib.errors import ConditionFailedError, DataError
+from chalicelib.errors import ConditionFailedError, ContentionError
 
 MAX_COLLISION_PROBES = 50
 #: Go writes up to nanoseconds; Python parses up to microseconds.
@@ -41,10 +41,8 @@ class ChangeType(StrEnum):
     UNKNOWN = "UNKNOWN"
 
 
-class AccountChangeCollisionError(DataError):
+class AccountChangeCollisionError(ContentionError):
     """Every probed instant for the change was taken by other changes."""
-
-    retryable = True
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import epoch, iso_timestamp
-from chalicelib.errors import ConditionFailedError, DataError, NotFoundError
+from chalicelib.errors import ConditionFailedError, ContentionError, DataError, NotFoundError
 from chalicelib.observability import logger
 
 
@@ -61,10 +61,8 @@ class ItemRemovedError(ConditionFailedError):
     """The item is REMOVED; the write would have revived or changed it."""
 
 
-class ItemContentionError(DataError):
+class ItemContentionError(ContentionError):
     """The item kept changing during a read-modify-write."""
-
-    retryable = True
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Any
 from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.ttl import LAYER_TTL_DAYS, days_from, epoch, utcnow
-from chalicelib.errors import ConditionFailedError, DataError
+from chalicelib.errors import ConditionFailedError, ContentionError
 
 #: Optimistic retries when the stub changes between read and write.
 MAX_CONSUME_ATTEMPTS = 3
@@ -31,10 +31,8 @@ class LayerStubOwnerError(ConditionFailedError):
     """The stub belongs to another user."""
 
 
-class LayerStubContentionError(DataError):
+class LayerStubContentionError(ContentionError):
     """The stub kept changing while being consumed."""
-
-    retryable = True
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from chalicelib.api.errors import BadRequestBodyError
 from chalicelib.aws.messaging import send_message
 from chalicelib.data.ttl import iso_timestamp, utcnow
-from chalicelib.errors import DataError
+from chalicelib.errors import BadRequestBodyError, DataError
 from chalicelib.observability import logger
 from chalicelib.pipeline.messages import WebhookMessage, webhook_message_id
 from chalicelib.plaid.errors import WebhookNotQueuedError, WebhookUnauthorizedError

@@ -12,9 +12,9 @@ from chalicelib.data import accounts, balances, items
 from chalicelib.data.ttl import utcnow
 
 
-def list_accounts(request: Request) -> Response:
+def list_accounts(request: Request, user_id: str) -> Response:
     """The user's accounts; those of REMOVED items only with ``include_removed=true``."""
-    call = Call.for_user(request, requests.UserPath())
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     query = call.query(requests.AccountsQuery())
     found = accounts.list_accounts(call.user_id, query["item_id"])
     if not query["include_removed"]:
@@ -37,16 +37,16 @@ def _of_removed_item(user_id: str, account_id: str) -> bool:
     return item is not None and item.status is items.ItemStatus.REMOVED
 
 
-def refresh(request: Request) -> Response:
+def refresh(request: Request, user_id: str) -> Response:
     """Balances from Plaid now; rewrites ACCOUNT rows and today's BALANCE rows."""
-    call = Call.for_user(request, requests.UserPath())
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     body = call.body(requests.RefreshBody())
     result = refresh_balances(call.user_id, body["item_id"], utcnow())
     return ok({**responses.accounts_body(result.accounts), "failed_items": result.failed_items})
 
 
-def balance_history(request: Request) -> Response:
-    call = Call.for_user(request, requests.AccountPath())
+def balance_history(request: Request, user_id: str, account_id: str) -> Response:
+    call = Call.for_user(request, requests.AccountPath(), user_id=user_id, account_id=account_id)
     query = call.query(requests.BalancesQuery())
     account_id = call.path["account_id"]
     if not query["include_removed"] and _of_removed_item(call.user_id, account_id):
@@ -55,9 +55,9 @@ def balance_history(request: Request) -> Response:
     return ok(responses.balances_body(found))
 
 
-def qa_seed(request: Request) -> Response:
+def qa_seed(request: Request, user_id: str) -> Response:
     """QA only (404 in prod): BALANCE rows with both flags true and a 30-day ttl."""
-    call = Call.for_user(request, requests.UserPath())
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     body = call.body(requests.QaSeedBody())
     seeded = seed_qa_balances(
         call.user_id, body["account_id"], body["days"], body["available"], body["current"], utcnow()

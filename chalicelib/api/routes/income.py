@@ -22,22 +22,22 @@ def actor(principal: Principal) -> verification.Actor:
     return verification.Actor(principal.subject, NoteRole.SERVICE if principal.is_service else NoteRole.USER)
 
 
-def detect_income(request: Request) -> Response:
+def detect_income(request: Request, user_id: str) -> Response:
     """Run income detection over the user's history now; every run is recorded."""
-    call = Call.for_user(request, requests.UserPath())
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     call.body(requests.EmptyBody())
     run = income_detection.run(call.user_id, now=ttl.utcnow(), ml_enabled=get_settings().income_ml_enabled)
     return ok(schemas.income_detection_body(run))
 
 
-def get_verification(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def get_verification(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     return ok(schemas.income_verification_body(verification.get_verification(call.user_id)))
 
 
-def submit_verification(request: Request) -> Response:
+def submit_verification(request: Request, user_id: str) -> Response:
     """A new ``pending`` cycle (201), or the same pending submission again (200)."""
-    call = Call.for_user(request, requests.UserPath())
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     body = call.body(schemas.SubmitIncomeVerificationBody())
     stream = IncomeStream(
         txn_name=body["txn_name"],
@@ -57,9 +57,9 @@ def submit_verification(request: Request) -> Response:
     return ok(schemas.income_verification_body(outcome.verification), status=201 if outcome.changed else 200)
 
 
-def review_verification(request: Request) -> Response:
+def review_verification(request: Request, user_id: str) -> Response:
     """Approve or deny the pending version the reviewer read; service tokens only."""
-    call = Call.for_user(request, requests.UserPath())
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     if not call.principal.is_service:
         raise ForbiddenError("approving or denying income needs a service token")
     body = call.body(schemas.ReviewIncomeVerificationBody())

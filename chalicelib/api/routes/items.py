@@ -17,19 +17,19 @@ def _linked(linked: linking.LinkedItem) -> dict[str, object]:
     return {**responses.ItemOut().dump(linked.item), "replaced_item_ids": list(linked.replaced_item_ids)}
 
 
-def list_items(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def list_items(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     return ok(responses.items_body(items.list_items(call.user_id)))
 
 
-def create_link_token(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def create_link_token(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     body = call.body(requests.LinkTokenBody())
     return ok(linking.create_link_token(call.user_id, body["item_id"]), status=201)
 
 
-def add_item(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def add_item(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     body = call.body(requests.AddItemBody())
     linked = linking.add_item(
         call.user_id,
@@ -42,20 +42,20 @@ def add_item(request: Request) -> Response:
     return ok(_linked(linked), status=201)
 
 
-def start_layer(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def start_layer(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     call.body(requests.EmptyBody())
     return ok(linking.start_layer_session(call.user_id), status=201)
 
 
-def layer_results(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def layer_results(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     body = call.body(requests.LayerResultsBody())
     return ok(linking.store_layer_results(call.user_id, body["public_token"], utcnow()), status=201)
 
 
-def layer_items(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def layer_items(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     body = call.body(requests.LayerItemsBody())
     linked = linking.create_layer_items(
         call.user_id,
@@ -69,20 +69,20 @@ def layer_items(request: Request) -> Response:
     return ok({"items": [_linked(li) for li in linked]}, status=201)
 
 
-def persist(request: Request) -> Response:
-    call = Call.for_user(request, requests.ItemPath())
+def persist(request: Request, user_id: str, item_id: str) -> Response:
+    call = Call.for_user(request, requests.ItemPath(), user_id=user_id, item_id=item_id)
     call.body(requests.EmptyBody())
     return ok(responses.ItemOut().dump(item_changes.persist(call.user_id, call.path["item_id"])))
 
 
-def remine(request: Request) -> Response:
-    call = Call.for_user(request, requests.ItemPath())
+def remine(request: Request, user_id: str, item_id: str) -> Response:
+    call = Call.for_user(request, requests.ItemPath(), user_id=user_id, item_id=item_id)
     body = call.body(requests.RemineBody())
     return ok(item_changes.remine(call.user_id, call.path["item_id"], body["webhook_code"], utcnow()), status=202)
 
 
-def remove_item(request: Request) -> Response:
-    call = Call.for_user(request, requests.ItemPath())
+def remove_item(request: Request, user_id: str, item_id: str) -> Response:
+    call = Call.for_user(request, requests.ItemPath(), user_id=user_id, item_id=item_id)
     query = call.query(requests.RemoveItemQuery())
     removed = item_changes.remove_item(
         call.user_id, call.path["item_id"], query["reason"], is_override=call.principal.is_service, now=utcnow()
@@ -90,8 +90,8 @@ def remove_item(request: Request) -> Response:
     return ok(responses.ItemOut().dump(removed))
 
 
-def change_main_account(request: Request) -> Response:
-    call = Call.for_user(request, requests.ItemPath())
+def change_main_account(request: Request, user_id: str, item_id: str) -> Response:
+    call = Call.for_user(request, requests.ItemPath(), user_id=user_id, item_id=item_id)
     body = call.body(requests.MainAccountBody())
     item = item_changes.change_main_account(
         call.user_id, call.path["item_id"], body["account_id"], is_override=call.principal.is_service, now=utcnow()
@@ -99,15 +99,15 @@ def change_main_account(request: Request) -> Response:
     return ok(responses.ItemOut().dump(item))
 
 
-def item_history(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def item_history(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     query = call.query(requests.ItemHistoryQuery())
     changes = item_changes.item_history(call.user_id, query["limit"])
     return ok({"changes": responses.dump_many(responses.AccountChangeOut(), changes)})
 
 
-def change_check(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def change_check(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     query = call.query(requests.ChangeCheckQuery())
     check = item_changes.change_check(call.user_id, query["days"], utcnow())
     return ok(

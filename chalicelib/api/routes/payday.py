@@ -18,9 +18,9 @@ from chalicelib.insight.payday_evaluation import PaydayFlags
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 
-def get_payday(request: Request) -> Response:
+def get_payday(request: Request, user_id: str) -> Response:
     """Next payday, cadence, income source and collection dates; ``loan_id`` is optional."""
-    call = Call.for_user(request, requests.UserPath())
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     query = call.query(schemas.PaydayQuery())
     answer = payday_evaluation.evaluate(
         call.user_id,

@@ -24,14 +24,14 @@ class InstitutionNotFoundError(NotFoundError):
     """No institution with this id."""
 
 
-def current_liabilities(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def current_liabilities(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     found = liabilities.current_liabilities(call.user_id)
     return ok({"liabilities": responses.dump_many(responses.LiabilityOut(), found)})
 
 
-def liability_history(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def liability_history(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     query = call.query(requests.LiabilityHistoryQuery())
     if query["account_id"] is None:
         found = liabilities.liability_history(call.user_id, limit=query["limit"])
@@ -41,17 +41,17 @@ def liability_history(request: Request) -> Response:
     return ok({"liabilities": responses.dump_many(responses.LiabilityOut(), found)})
 
 
-def latest_identity_verification(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def latest_identity_verification(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     latest = identity_verifications.latest_identity_verification(call.user_id)
     if latest is None:
         raise IdentityVerificationNotFoundError("no identity verification for this user")
     return ok(responses.IdentityVerificationOut().dump(latest))
 
 
-def start_identity_verification(request: Request) -> Response:
+def start_identity_verification(request: Request, user_id: str) -> Response:
     """Start the user's KYC session at Plaid (or get back the one already started)."""
-    call = Call.for_user(request, requests.UserPath())
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     body = call.body(requests.IdentityVerificationBody())
     started = identity.start_identity_verification(
         call.user_id, gave_consent=body["gave_consent"], is_shareable=body["is_shareable"]
@@ -65,8 +65,8 @@ def list_categories(request: Request) -> Response:
     return ok({"categories": responses.dump_many(responses.CategoryOut(), categories.list_categories())})
 
 
-def get_institution(request: Request) -> Response:
-    call = Call.open(request, requests.InstitutionPath())
+def get_institution(request: Request, institution_id: str) -> Response:
+    call = Call.open(request, requests.InstitutionPath(), institution_id=institution_id)
     found = institutions.get_institution(call.path["institution_id"])
     if found is None:
         raise InstitutionNotFoundError("institution not found")

@@ -12,6 +12,6 @@ from chalicelib.data.ttl import utcnow
 from chalicelib.insight.savings import savings_history
 
 
-def get_savings(request: Request) -> Response:
-    call = Call.for_user(request, requests.UserPath())
+def get_savings(request: Request, user_id: str) -> Response:
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     return ok(schemas.savings_body(call.user_id, savings_history(call.user_id, utcnow())))

@@ -16,9 +16,9 @@ class TransactionNotFoundError(NotFoundError):
     """No transaction with this id for this user."""
 
 
-def list_transactions(request: Request) -> Response:
+def list_transactions(request: Request, user_id: str) -> Response:
     """A page of live transactions: all, by account, by category, or by both (GSI1-GSI4)."""
-    call = Call.for_user(request, requests.UserPath())
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     query = call.query(requests.TransactionsQuery())
     try:
         page = transactions.list_transactions(
@@ -36,18 +36,18 @@ def list_transactions(request: Request) -> Response:
     return ok(responses.TransactionPageOut().dump(page))
 
 
-def get_transaction(request: Request) -> Response:
+def get_transaction(request: Request, user_id: str, txn_id: str) -> Response:
     """One transaction by id, removed or not."""
-    call = Call.for_user(request, requests.TransactionPath())
+    call = Call.for_user(request, requests.TransactionPath(), user_id=user_id, txn_id=txn_id)
     txn = transactions.get_transaction(call.path["txn_id"])
     if txn is None or txn.user_id != call.user_id:
         raise TransactionNotFoundError("transaction not found")
     return ok(responses.TransactionOut().dump(txn))
 
 
-def get_summary(request: Request) -> Response:
+def get_summary(request: Request, user_id: str) -> Response:
     """Summary rows as last written: ``months`` months ending at ``month`` (default: this month)."""
-    call = Call.for_user(request, requests.UserPath())
+    call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     query = call.query(requests.SummaryQuery())
     last = query["month"] or utcnow().strftime("%Y-%m")
     found = summaries.list_summaries(

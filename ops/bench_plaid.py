@@ -19,7 +19,8 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from chalicelib.plaid.client import PlaidClient, PlaidTimeouts
+from chalicelib.plaid.client import PlaidClient
+from chalicelib.plaid.config import PlaidTimeouts
 from ops.fakes.plaid.server import DEFAULT_CLIENT_ID, DEFAULT_SECRET
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from typing import Any
@@ -30,38 +29,17 @@ import urllib3.exceptions
 from marshmallow import Schema, ValidationError
 
 from chalicelib.observability import logger
+from chalicelib.plaid.config import PLAID_VERSION, PlaidTimeouts
 from chalicelib.plaid.errors import PlaidError, PlaidInvalidInputError, PlaidResponseError
+from chalicelib.plaid.plain import post_json
 from chalicelib.plaid.schemas import INSTITUTIONS_PAGE, TRANSACTIONS_PAGE, flatten_errors, load_page
 from chalicelib.plaid.translate import from_http_error, from_parse_error, from_transport_error
 from chalicelib.settings import Settings, get_settings
 
-PLAID_VERSION = "2020-09-14"
 MAX_PAGE_SIZE = 500
 #: Transactions history asked for at link time: HISTORICAL_UPDATE covers 180 days.
 LINK_DAYS_REQUESTED = 180
 DEFAULT_CLIENT_NAME = "FloatMe"
-
-#: Slowest documented call; Plaid: "typically less than 10 seconds, but occasionally up to 30 seconds or more".
-BALANCE_READ_TIMEOUT_SECONDS = 45.0
-MAX_CONNECT_TIMEOUT_SECONDS = 3.05
-
-
-@dataclass(frozen=True)
-class PlaidTimeouts:
-    """Seconds for ``(connect, read)``; balance refresh has its own, longer read timeout."""
-
-    connect: float = MAX_CONNECT_TIMEOUT_SECONDS
-    read: float = 10.0
-    balance_read: float = BALANCE_READ_TIMEOUT_SECONDS
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> PlaidTimeouts:
-        read = settings.plaid_timeout_seconds
-        return cls(
-            connect=min(MAX_CONNECT_TIMEOUT_SECONDS, read),
-            read=read,
-            balance_read=max(BALANCE_READ_TIMEOUT_SECONDS, read),
-        )
 
 
 class PlaidClient:
@@ -294,14 +272,27 @@ class PlaidClient:
     # --- Webhooks, Link, Layer ---------------------------------------------------------------
 
     def webhook_verification_key_get(self, key_id: str) -> dict[str, Any]:
-        """``/webhook_verification_key/get``: ``{key: JWK, request_id}``."""
-        from plaid.model.webhook_verification_key_get_request import WebhookVerificationKeyGetRequest
+        """``/webhook_verification_key/get``: ``{key: JWK, request_id}``.
 
-        return self._modelled(
-            "/webhook_verification_key/get",
-            "webhook_verification_key_get",
-            lambda: WebhookVerificationKeyGetRequest(key_id=key_id),
-        )
+        Plain JSON, not the SDK (:mod:`chalicelib.plaid.plain`): the webhook route makes this
+        call on a cold start and must not pay for importing the SDK.
+        """
+        endpoint = "/webhook_verification_key/get"
+        try:
+            answer = post_json(
+                self.base_url,
+                endpoint,
+                {"key_id": key_id},
+                client_id=self._client_id,
+                secret=self._secret,
+                timeout=self._timeout(None),
+            )
+        except PlaidError as exc:
+            _logged(exc)
+            raise
+        if not isinstance(answer.get("key"), dict):
+            raise _logged(from_parse_error(endpoint, KeyError("key"), answer.get("request_id")))
+        return answer
 
     def link_token_create(
         self,

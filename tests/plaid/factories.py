@@ -8,7 +8,8 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from chalicelib.plaid.client import PlaidClient, PlaidTimeouts
+from chalicelib.plaid.client import PlaidClient
+from chalicelib.plaid.config import PlaidTimeouts
 from ops.fakes.plaid import DEFAULT_CLIENT_ID, DEFAULT_SECRET, FakeItem, FakePlaid
 
 #: Short timeouts so timeout tests take fractions of a second; balance keeps a longer read.

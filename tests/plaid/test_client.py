@@ -13,7 +13,8 @@ from typing import Any, cast
 import pytest
 import urllib3.exceptions
 
-from chalicelib.plaid.client import LINK_DAYS_REQUESTED, PlaidClient, PlaidTimeouts, get_plaid, reset_plaid
+from chalicelib.plaid.client import LINK_DAYS_REQUESTED, PlaidClient, get_plaid, reset_plaid
+from chalicelib.plaid.config import PlaidTimeouts
 from chalicelib.plaid.errors import (
     PlaidConnectionError,
     PlaidError,
@@ -43,7 +44,7 @@ def _roundtrips_as_json(value: Any) -> bool:
 def test_importing_and_building_the_client_does_not_import_the_sdk() -> None:
     # GIVEN a fresh interpreter WHEN the package is imported and get_plaid() called
     code = (
-        "import sys; import chalicelib.plaid as p; import chalicelib.plaid.webhook_verification;"
+        "import sys; import chalicelib.plaid.client as p; import chalicelib.plaid.webhook_verification;"
         "c = p.get_plaid(); assert not [m for m in sys.modules if m == 'plaid' or m.startswith('plaid.')];"
         "print(type(c).__name__)"
     )

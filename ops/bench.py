@@ -5,7 +5,8 @@
    throughput of the same rows on the same endpoint.
 3. CPU per 500-transaction Plaid page on the hot path against the SDK's default path
    (:mod:`ops.bench_plaid`).
-4. Import time of ``app.py`` against importing chalice and boto3 alone (fresh interpreters).
+4. Cold start of ``import app`` and of the first webhook and the first Kinesis batch, in fresh
+   interpreters, against importing chalice and boto3 alone (:mod:`ops.bench_cold_start`).
 Then the insight models against ground truth, each next to a naive baseline: payday
 (:mod:`ops.bench_payday`) and recurring expenses (:mod:`ops.bench_recurring`); and income
 detection's methods and model (:mod:`ops.bench_income`).
@@ -15,9 +16,6 @@ Absolute numbers depend on the machine and on moto; the ratios are what to compa
 
 from __future__ import annotations
 
-import statistics
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -106,13 +104,12 @@ def bench_refiner() -> dict[str, float]:
     }
 
 
-def _import_seconds(statement: str, runs: int = 5) -> float:
-    timings = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", statement], cwd=ROOT, check=True)
-        timings.append(time.perf_counter() - started)
-    return statistics.median(timings)
+def bench_cold_starts() -> Any:
+    from ops.bench_cold_start import measure
+    from ops.fakes.plaid import FakePlaid
+
+    with FakePlaid() as plaid:
+        return measure(plaid, runs=5, env={"PLAID_BASE_URL": plaid.url})
 
 
 def main() -> int:
@@ -122,6 +119,7 @@ def main() -> int:
 
         bootstrap()
         refiner = bench_refiner()
+        cold = bench_cold_starts()
     per_thousand = refiner["write_requests"] * 1000 / refiner["transactions"]
     baseline_per_thousand = refiner["baseline_put_items"] * 1000 / refiner["transactions"]
     print(f"1. DynamoDB write requests per 1,000 refined transactions ({refiner['rows']:.0f} rows):")
@@ -143,12 +141,9 @@ def main() -> int:
     print(f"   SDK default path:             {page.sdk_path_cpu:.3f} s")
     print(f"   ratio SDK / hot path:         {page.ratio:.1f}x")
 
-    app_import = _import_seconds("import app")
-    base_import = _import_seconds("import chalice.app, boto3")
-    print("4. Import time (median of 5 fresh interpreters):")
-    print(f"   import app:                {app_import:.3f} s")
-    print(f"   import chalice, boto3:     {base_import:.3f} s")
-    print(f"   ratio app / baseline:      {app_import / base_import:.2f}x")
+    print(f"4. Cold start, median of {cold.runs} fresh interpreters each (ratio to the base import):")
+    for line in cold.lines():
+        print(line)
     bench_payday.main()
     bench_recurring.main()
     bench_income.main()

@@ -5,8 +5,9 @@ A token is accepted only when all of this holds, else HTTP 401:
 * ``Authorization: Bearer <jwt>``, the header's ``alg`` is ``RS256`` (never ``none``/``HS256``:
   this is what stops algorithm confusion with the public key) and its ``kid`` is in the JWKS;
 * the RS256 signature verifies; ``iss`` equals the configured issuer and ``aud`` holds the
-  configured audience; ``exp``, ``iat`` and ``sub`` are present and ``exp`` is in the future
-  (30 seconds of clock skew tolerated).
+  configured audience; ``exp``, ``iat`` and ``sub`` are present, ``exp`` is in the future and
+  ``iat`` (and ``nbf``, if present) not, by the process clock (:mod:`chalicelib.clock`), with
+  30 seconds of skew tolerated.
 
 A **service token** carries the configured scope (in ``scope``, space-separated, or in Auth0's
 ``permissions`` list) and may act for any user. Any other token is a **user token** whose user
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 import jwt
 
+from chalicelib import clock
 from chalicelib.api.errors import ForbiddenError, UnauthorizedError
 from chalicelib.api.jwks import get_jwks
 from chalicelib.errors import ConfigurationError
@@ -86,16 +88,42 @@ def verify_token(token: str) -> Principal:
             algorithms=[ALGORITHM],
             audience=settings.auth0_audience,
             issuer=settings.auth0_issuer,
-            leeway=LEEWAY_SECONDS,
-            options={"require": ["exp", "iat", "iss", "aud", "sub"]},
+            # exp, iat and nbf are checked below against the process clock (PyJWT reads its own).
+            options={
+                "require": ["exp", "iat", "iss", "aud", "sub"],
+                "verify_exp": False,
+                "verify_iat": False,
+                "verify_nbf": False,
+            },
         )
     except jwt.PyJWTError as exc:
         raise UnauthorizedError(f"the bearer token was refused: {exc}") from exc
+    _check_times(claims, clock.epoch_seconds())
     subject = claims.get("sub")
     if not isinstance(subject, str) or not subject:
         raise UnauthorizedError("the bearer token has no subject")
     scopes = _scopes(claims.get("scope"), claims.get("permissions"))
     return Principal(subject, scopes, settings.auth0_service_scope in scopes)
+
+
+def _check_times(claims: dict[str, object], now: float) -> None:
+    """``exp`` in the future, ``iat`` (and ``nbf``, if any) not, each with LEEWAY_SECONDS of skew."""
+    exp, iat, nbf = (_time_claim(claims, name) for name in ("exp", "iat", "nbf"))
+    if exp is None or exp <= now - LEEWAY_SECONDS:
+        raise UnauthorizedError("the bearer token was refused: it has expired")
+    if iat is None or iat > now + LEEWAY_SECONDS:
+        raise UnauthorizedError("the bearer token was refused: it was issued in the future")
+    if nbf is not None and nbf > now + LEEWAY_SECONDS:
+        raise UnauthorizedError("the bearer token was refused: it is not valid yet")
+
+
+def _time_claim(claims: dict[str, object], name: str) -> float | None:
+    value = claims.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UnauthorizedError(f"the bearer token was refused: {name} must be a number")
+    return float(value)
 
 
 def _scopes(scope: object, permissions: object) -> frozenset[str]:

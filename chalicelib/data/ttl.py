@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
+from chalicelib import clock
+
 TRANSACTION_RETENTION_DAYS = 120
 TRANSACTION_MIN_DAYS = 14
 QA_BALANCE_TTL_DAYS = 30
@@ -13,7 +15,8 @@ LAYER_TTL_DAYS = 7
 
 
 def utcnow() -> datetime:
-    return datetime.now(UTC)
+    """The process clock's instant (:mod:`chalicelib.clock`)."""
+    return clock.utcnow()
 
 
 def epoch(moment: datetime) -> int:

@@ -21,11 +21,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import requests
 
+from chalicelib import clock
 from chalicelib.errors import ValidationError
 from chalicelib.observability import count, logger, redact
 from chalicelib.peers.errors import SegmentError
@@ -135,7 +136,7 @@ class SegmentTracker:
         payload = dict(properties)
         if redact(payload) != payload:
             raise ValidationError(f"{event} properties must not carry tokens or secrets", {"event": event})
-        sent_at = timestamp or datetime.now(UTC)  # fixed once, so a retry resends the same event
+        sent_at = timestamp or clock.utcnow()  # fixed once, so a retry resends the same event
         client = self._segment()
         for attempt in range(1, self.retry.max_attempts + 1):
             last = attempt == self.retry.max_attempts

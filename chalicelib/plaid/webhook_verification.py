@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any
 
 import jwt
 
+from chalicelib import clock
 from chalicelib.observability import logger
 from chalicelib.plaid.errors import (
     PlaidError,
@@ -226,7 +226,7 @@ def verify_webhook(
         raise WebhookUnauthorizedError("missing_header", "Plaid-Verification header is missing")
     if len(header) > MAX_HEADER_LENGTH:
         raise WebhookUnauthorizedError("malformed_token", "Plaid-Verification is too long")
-    moment = time.time() if now is None else now
+    moment = clock.epoch_seconds() if now is None else now
     token_header = _unverified_header(header)
     if token_header.get("alg") != ALGORITHM:
         raise WebhookUnauthorizedError("bad_algorithm", "only ES256 tokens are accepted")

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from chalice import Chalice
 
+from chalicelib.clock import epoch_seconds
 from chalicelib.infra.declaration import Infrastructure, declare
 from chalicelib.settings import get_settings
 from ops.runtime.cloudwatch import EventRulePoller, ScheduleRunner, tap_name
@@ -81,7 +82,7 @@ class EventRuntime:
         ttl_interval: float | None = 30.0,
         async_retry_delays: tuple[float, ...] = (60.0, 120.0),
         state_path: Path | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = epoch_seconds,
         on_invocation: ProgressCallback | None = None,
         functions: Iterable[str] | None = None,
         starting_position: str | None = None,

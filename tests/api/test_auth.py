@@ -7,10 +7,12 @@ import hashlib
 import hmac
 import json
 import time
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
+from chalicelib import clock
 from chalicelib.api.errors import AuthUnavailableError, UnauthorizedError
 from chalicelib.api.jwks import MIN_REFETCH_SECONDS, JwksCache
 from ops.fakes.auth0 import FakeAuth0, RsaKey
@@ -48,6 +50,9 @@ def bad_tokens(auth0: FakeAuth0, user_id: str) -> dict[str, str]:
         ),
         "unknown kid": auth0.mint({"sub": f"auth0|{user_id}"}, key=stranger),
         "expired": auth0.mint({"sub": f"auth0|{user_id}"}, now=time.time() - 7200, expires_in=600),
+        "issued in the future": auth0.mint({"sub": f"auth0|{user_id}"}, now=time.time() + 3600),
+        "not valid yet": auth0.mint({"sub": f"auth0|{user_id}", "nbf": int(time.time()) + 3600}),
+        "expiry not a number": auth0.mint({"sub": f"auth0|{user_id}", "exp": "tomorrow"}),
         "wrong audience": auth0.mint({"sub": f"auth0|{user_id}", "aud": "https://someone-else/api"}),
         "wrong issuer": auth0.mint({"sub": f"auth0|{user_id}", "iss": "https://evil.example/"}),
         "no subject": auth0.mint({"sub": None}),
@@ -55,6 +60,19 @@ def bad_tokens(auth0: FakeAuth0, user_id: str) -> dict[str, str]:
         "alg none": unsigned,
         "HS256 with the public key": hs256,
     }
+
+
+def test_token_times_are_read_on_the_process_clock(api: Api, auth0: FakeAuth0, user_id: str) -> None:
+    # GIVEN a user token minted now, valid for an hour
+    token = auth0.user_token(user_id)
+    assert api.as_token(token).get(ACCOUNTS, path={"user_id": user_id}).status_code == 200
+    # WHEN the process clock reads two hours later
+    later = clock.utcnow() + timedelta(hours=2)
+    with clock.using(lambda: later):
+        # THEN the API finds it expired, and a token minted on that clock is accepted
+        assert api.as_token(token).get(ACCOUNTS, path={"user_id": user_id}).status_code == 401
+        fresh = auth0.user_token(user_id)
+        assert api.as_token(fresh).get(ACCOUNTS, path={"user_id": user_id}).status_code == 200
 
 
 def test_missing_or_malformed_authorization_is_401(api: Api, user_id: str) -> None:

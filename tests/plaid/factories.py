@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from chalicelib import clock
 from chalicelib.plaid.client import PlaidClient
 from chalicelib.plaid.config import PlaidTimeouts
 from ops.fakes.plaid import DEFAULT_CLIENT_ID, DEFAULT_SECRET, FakeItem, FakePlaid
@@ -16,8 +17,21 @@ from ops.fakes.plaid import DEFAULT_CLIENT_ID, DEFAULT_SECRET, FakeItem, FakePla
 TEST_TIMEOUTS = PlaidTimeouts(connect=1.0, read=0.6, balance_read=3.0)
 
 ROOT = Path(__file__).resolve().parents[2]
-TODAY = date.today()
-TWO_YEARS_AGO = TODAY - timedelta(days=730)
+HISTORY_DAYS = 730
+
+
+def today() -> date:
+    """The process clock's UTC date, read when asked (never fixed at import: a run may cross midnight)."""
+    return clock.today()
+
+
+def history(item: FakeItem) -> tuple[date, date]:
+    """The window of ``item``'s whole history: two years up to the day the fake generated it.
+
+    Anchored on the item, not on the clock, so the window holds every transaction whenever
+    the query runs, midnight or not.
+    """
+    return item.today - timedelta(days=HISTORY_DAYS), item.today
 
 
 def new_item(fake: FakePlaid, **overrides: Any) -> FakeItem:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any, cast
 
 import pytest
@@ -31,7 +32,7 @@ from chalicelib.plaid.errors import (
 from chalicelib.plaid.translate import from_transport_error
 from chalicelib.settings import get_settings, reset_settings
 from ops.fakes.plaid import DEFAULT_CLIENT_ID, FakeItem, FakePlaid
-from tests.plaid.factories import ROOT, TEST_TIMEOUTS, TODAY, TWO_YEARS_AGO, new_item, unreachable_client
+from tests.plaid.factories import ROOT, TEST_TIMEOUTS, history, new_item, today, unreachable_client
 
 
 def _roundtrips_as_json(value: Any) -> bool:
@@ -84,7 +85,7 @@ def _calls(fake: FakePlaid, item: FakeItem) -> dict[str, Callable[[PlaidClient],
     screening = fake.create_screening("user-9")
     return {
         "item_get": lambda c: c.item_get(item.access_token),
-        "transactions_get": lambda c: c.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY, count=50),
+        "transactions_get": lambda c: c.transactions_get(item.access_token, *history(item), count=50),
         "accounts_get": lambda c: c.accounts_get(item.access_token),
         "accounts_balance_get": lambda c: c.accounts_balance_get(item.access_token),
         "liabilities_get": lambda c: c.liabilities_get(item.access_token),
@@ -164,7 +165,7 @@ def test_transactions_pages_cover_the_window_exactly_once(client: PlaidClient, f
     seen: list[str] = []
     offset, total = 0, None
     while total is None or offset < total:
-        page = client.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY, offset=offset)
+        page = client.transactions_get(item.access_token, *history(item), offset=offset)
         total = page["total_transactions"]
         seen.extend(t["transaction_id"] for t in page["transactions"])
         offset += len(page["transactions"])
@@ -182,16 +183,17 @@ def test_transactions_pages_cover_the_window_exactly_once(client: PlaidClient, f
         "include_original_description": True,
     }
     assert "secret" not in calls[0].body and "client_id" not in calls[0].body
-    assert calls[0].body["start_date"] == TWO_YEARS_AGO.isoformat()
+    assert calls[0].body["start_date"] == history(item)[0].isoformat()
 
 
 def test_transactions_page_is_passed_through_raw(client: PlaidClient, fake_plaid: FakePlaid) -> None:
     # GIVEN an Item WHEN a 14-day window is fetched
     item = new_item(fake_plaid, transaction_count=300)
-    start = TODAY.fromordinal(TODAY.toordinal() - 14)
-    page = client.transactions_get(item.access_token, start, TODAY, account_ids=[item.account_id("checking")])
+    end = item.today
+    start = end - timedelta(days=14)
+    page = client.transactions_get(item.access_token, start, end, account_ids=[item.account_id("checking")])
     # THEN only that window and account come back, exactly as Plaid sent them
-    assert all(start.isoformat() <= t["date"] <= TODAY.isoformat() for t in page["transactions"])
+    assert all(start.isoformat() <= t["date"] <= end.isoformat() for t in page["transactions"])
     assert {t["account_id"] for t in page["transactions"]} <= {item.account_id("checking")}
     assert all(t["personal_finance_category"]["primary"] for t in page["transactions"])
     assert all(isinstance(t["original_description"], str) for t in page["transactions"])
@@ -242,7 +244,7 @@ def test_institutions_page_with_metadata(client: PlaidClient, fake_plaid: FakePl
 def test_request_the_sdk_refuses_is_invalid_input_and_never_sent(client: PlaidClient, fake_plaid: FakePlaid) -> None:
     # GIVEN a page size above Plaid's 500 WHEN requested
     with pytest.raises(PlaidInvalidInputError):
-        client.transactions_get("access-local-x", TWO_YEARS_AGO, TODAY, count=501)
+        client.transactions_get("access-local-x", today() - timedelta(days=30), today(), count=501)
     # THEN nothing reached Plaid
     assert fake_plaid.calls() == []
 
@@ -268,7 +270,7 @@ def test_slow_raw_page_is_a_timeout_too(client: PlaidClient, fake_plaid: FakePla
     item = new_item(fake_plaid)
     fake_plaid.delay("/transactions/get", 1.5)
     with pytest.raises(PlaidTimeoutError):
-        client.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY)
+        client.transactions_get(item.access_token, *history(item))
 
 
 def test_balance_refresh_waits_longer_than_other_calls(client: PlaidClient, fake_plaid: FakePlaid) -> None:
@@ -344,7 +346,7 @@ RATE_LIMIT_CODES = {"transactions_get": "TRANSACTIONS_LIMIT", "accounts_get": "A
 
 def _call(client: PlaidClient, item: FakeItem, path: str) -> None:
     if path == "transactions_get":
-        client.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY)
+        client.transactions_get(item.access_token, *history(item))
     else:
         client.accounts_get(item.access_token)
 
@@ -394,20 +396,20 @@ def test_item_error_state_and_connection_lost(client: PlaidClient, fake_plaid: F
     fake_plaid.set_item_error(item.access_token, "ITEM_LOGIN_REQUIRED")
     # WHEN transactions are fetched THEN an item error that only the user can fix
     with pytest.raises(PlaidItemError) as raised:
-        client.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY)
+        client.transactions_get(item.access_token, *history(item))
     assert raised.value.needs_user_action
     assert raised.value.display_message
     # AND once repaired the same call works
     fake_plaid.set_item_error(item.access_token, None)
-    assert client.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY)["total_transactions"] == 5
+    assert client.transactions_get(item.access_token, *history(item))["total_transactions"] == 5
 
 
 def test_not_ready_item_until_ready(client: PlaidClient, fake_plaid: FakePlaid) -> None:
     item = new_item(fake_plaid, transaction_count=5, transactions_ready=False)
     with pytest.raises(PlaidProductNotReadyError):
-        client.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY)
+        client.transactions_get(item.access_token, *history(item))
     fake_plaid.set_transactions_ready(item.access_token)
-    assert client.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY)["total_transactions"] == 5
+    assert client.transactions_get(item.access_token, *history(item))["total_transactions"] == 5
 
 
 def test_fault_bound_to_one_token_leaves_others_alone(client: PlaidClient, fake_plaid: FakePlaid) -> None:
@@ -477,7 +479,7 @@ def test_failures_are_logged_without_tokens(
     item = new_item(fake_plaid, transaction_count=5)
     fake_plaid.fail("/transactions/get", "ITEM_LOGIN_REQUIRED")
     with pytest.raises(PlaidItemError):
-        client.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY)
+        client.transactions_get(item.access_token, *history(item))
     # WHEN the log records are read THEN they name the failure but never the access token or the secret
     records = [r for r in service_logs if r.getMessage() == "plaid call failed"]
     assert [r.__dict__["plaid_error"]["error_code"] for r in records] == ["ITEM_LOGIN_REQUIRED"]

@@ -58,7 +58,7 @@ from plaid.model.webhook_verification_key_get_request import WebhookVerification
 from ops.fakes.plaid import DEFAULT_CLIENT_ID, DEFAULT_SECRET, ERRORS, FakePlaid, webhooks
 from ops.fakes.plaid.api import ENDPOINTS
 from ops.fakes.plaid.errors import FakeApiError
-from tests.plaid.factories import TODAY, TWO_YEARS_AGO, new_item
+from tests.plaid.factories import history, new_item
 
 TIMEOUT = (2.0, 10.0)
 
@@ -107,6 +107,7 @@ def call_transactions_get(sdk: Any, fake: FakePlaid) -> None:
     # GIVEN an Item with 700 transactions, long texts, pending, linked and unofficial-currency rows
     item = new_item(fake, transaction_count=700, seed=1, long_text_length=300, unofficial_currency_every=150)
     stored = fake.item(item.access_token).transactions
+    start, end = history(item)
     assert any(t["pending"] for t in stored) and any(t["pending_transaction_id"] for t in stored)
     assert any(t["iso_currency_code"] is None and t["unofficial_currency_code"] for t in stored)
     pages = [(500, 0, True), (500, 500, True), (100, 0, False)]
@@ -119,9 +120,7 @@ def call_transactions_get(sdk: Any, fake: FakePlaid) -> None:
             include_original_description=include,
         )
         response = sdk.transactions_get(
-            TransactionsGetRequest(
-                access_token=item.access_token, start_date=TWO_YEARS_AGO, end_date=TODAY, options=options
-            ),
+            TransactionsGetRequest(access_token=item.access_token, start_date=start, end_date=end, options=options),
             _request_timeout=TIMEOUT,
         )
         # THEN it parses, and paging adds up

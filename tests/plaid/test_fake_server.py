@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from ops.fakes.plaid import DEFAULT_CLIENT_ID, DEFAULT_SECRET, FakePlaid
+from ops.fakes.plaid import DEFAULT_CLIENT_ID, DEFAULT_SECRET, FakeItem, FakePlaid
 from ops.fakes.plaid.state import FakeState
-from tests.plaid.factories import ROOT, TODAY, TWO_YEARS_AGO, new_item
+from tests.plaid.factories import ROOT, history, new_item
 
 FIXED_DAY = date(2025, 6, 15)
 
@@ -45,11 +45,12 @@ def api(fake: FakePlaid, path: str, body: dict[str, Any]) -> tuple[int, Any]:
     return post(fake.url + path, body, CREDENTIALS)
 
 
-def window(item_token: str, **options: Any) -> dict[str, Any]:
+def window(item: FakeItem, **options: Any) -> dict[str, Any]:
+    start, end = history(item)
     return {
-        "access_token": item_token,
-        "start_date": TWO_YEARS_AGO.isoformat(),
-        "end_date": TODAY.isoformat(),
+        "access_token": item.access_token,
+        "start_date": start.isoformat(),
+        "end_date": end.isoformat(),
         "options": {"count": 500, **options},
     }
 
@@ -90,7 +91,7 @@ def test_unknown_endpoint_and_bad_json(fake_plaid: FakePlaid) -> None:
         ({"options": {"count": 501}}, "INVALID_FIELD"),
         ({"options": {"count": 0}}, "INVALID_FIELD"),
         ({"options": {"offset": -1}}, "INVALID_FIELD"),
-        ({"start_date": TODAY.isoformat(), "end_date": TWO_YEARS_AGO.isoformat()}, "INVALID_FIELD"),
+        ({"start_date": "2026-03-02", "end_date": "2026-03-01"}, "INVALID_FIELD"),
         ({"start_date": "yesterday"}, "INVALID_FIELD"),
         ({"options": {"account_ids": ["not-an-account"]}}, "INVALID_ACCOUNT_ID"),
         ({"access_token": "access-local-unknown"}, "INVALID_ACCESS_TOKEN"),
@@ -99,7 +100,7 @@ def test_unknown_endpoint_and_bad_json(fake_plaid: FakePlaid) -> None:
 )
 def test_transactions_get_refuses_what_plaid_refuses(change: dict[str, Any], code: str, fake_plaid: FakePlaid) -> None:
     item = new_item(fake_plaid, transaction_count=5)
-    status, body = api(fake_plaid, "/transactions/get", {**window(item.access_token), **change})
+    status, body = api(fake_plaid, "/transactions/get", {**window(item), **change})
     assert (status, body["error_code"]) == (400, code)
 
 
@@ -124,14 +125,14 @@ def test_transactions_look_like_a_real_bank(fake_plaid: FakePlaid) -> None:
     dates = [date.fromisoformat(t["date"]) for t in txns]
     # THEN they span about two years, newest first
     assert dates == sorted(dates, reverse=True)
-    assert max(dates) >= TODAY - timedelta(days=3) and min(dates) <= TODAY - timedelta(days=600)
+    assert max(dates) >= item.today - timedelta(days=3) and min(dates) <= item.today - timedelta(days=600)
     # AND income is negative (money in), spending positive
     payroll = [t for t in txns if t["personal_finance_category"]["primary"] == "INCOME"]
     assert payroll and all(t["amount"] < 0 for t in payroll)
     assert any(t["amount"] > 0 and t["merchant_name"] == "Starbucks" for t in txns)
     # AND recent purchases are pending, recent posted ones link to the pending row they replaced
     pending = [t for t in txns if t["pending"]]
-    assert pending and all(date.fromisoformat(t["date"]) >= TODAY - timedelta(days=2) for t in pending)
+    assert pending and all(date.fromisoformat(t["date"]) >= item.today - timedelta(days=2) for t in pending)
     assert any(t["pending_transaction_id"] and not t["pending"] for t in txns)
     # AND a few are in an unofficial currency, the rest in USD
     assert any(t["iso_currency_code"] is None and t["unofficial_currency_code"] == "BTC" for t in txns)
@@ -150,15 +151,15 @@ def test_some_accounts_have_null_available_balance(fake_plaid: FakePlaid) -> Non
 
 def test_long_texts_for_record_size_tests(fake_plaid: FakePlaid) -> None:
     item = new_item(fake_plaid, transaction_count=20, long_text_length=5000)
-    status, page = api(fake_plaid, "/transactions/get", window(item.access_token, include_original_description=True))
+    status, page = api(fake_plaid, "/transactions/get", window(item, include_original_description=True))
     assert status == 200
     assert all(len(t["name"]) == 5000 and len(t["original_description"]) == 5000 for t in page["transactions"])
 
 
 def test_window_and_account_filter(fake_plaid: FakePlaid) -> None:
     item = new_item(fake_plaid, transaction_count=400)
-    start = TODAY - timedelta(days=30)
-    body = {**window(item.access_token, account_ids=[item.account_id("credit")]), "start_date": start.isoformat()}
+    start = item.today - timedelta(days=30)
+    body = {**window(item, account_ids=[item.account_id("credit")]), "start_date": start.isoformat()}
     _, page = api(fake_plaid, "/transactions/get", body)
     expected = [
         t
@@ -177,7 +178,7 @@ def test_removed_and_posted_transactions(fake_plaid: FakePlaid) -> None:
     assert fake_plaid.remove_transactions(item.access_token, [*victims, "never-existed"]) == victims
     pending_ids, posted = fake_plaid.post_pending(item.access_token)
     # THEN /transactions/get no longer returns the removed or pending ids, and posted rows link back
-    _, page = api(fake_plaid, "/transactions/get", window(item.access_token))
+    _, page = api(fake_plaid, "/transactions/get", window(item))
     ids = {t["transaction_id"] for t in page["transactions"]}
     assert page["total_transactions"] == 298
     assert not ids & set(victims) and not ids & set(pending_ids)
@@ -186,7 +187,7 @@ def test_removed_and_posted_transactions(fake_plaid: FakePlaid) -> None:
     # AND new transactions can arrive
     added = fake_plaid.add_transactions(item.access_token, 3)
     assert len(added) == 3
-    _, page = api(fake_plaid, "/transactions/get", window(item.access_token))
+    _, page = api(fake_plaid, "/transactions/get", window(item))
     assert page["total_transactions"] == 301
 
 
@@ -194,7 +195,7 @@ def test_removed_item_answers_item_not_found_everywhere(fake_plaid: FakePlaid) -
     item = new_item(fake_plaid, transaction_count=5)
     assert api(fake_plaid, "/item/remove", {"access_token": item.access_token})[0] == 200
     for path in ("/item/get", "/accounts/get", "/transactions/get", "/liabilities/get", "/item/remove"):
-        status, body = api(fake_plaid, path, window(item.access_token))
+        status, body = api(fake_plaid, path, window(item))
         assert (status, body["error_code"], body["error_type"]) == (400, "ITEM_NOT_FOUND", "ITEM_ERROR"), path
 
 

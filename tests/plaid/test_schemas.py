@@ -12,7 +12,7 @@ from chalicelib.plaid.errors import PlaidResponseError
 from chalicelib.plaid.schemas import INSTITUTIONS_PAGE, TRANSACTIONS_PAGE, flatten_errors, load_page
 from ops.fakes.plaid import FakePlaid
 from ops.fakes.plaid.api import transactions_get
-from tests.plaid.factories import TODAY, TWO_YEARS_AGO, account, new_item, transaction, transactions_page
+from tests.plaid.factories import account, history, new_item, transaction, transactions_page
 
 
 def test_a_minimal_page_with_nulls_loads_unchanged() -> None:
@@ -27,12 +27,13 @@ def test_a_minimal_page_with_nulls_loads_unchanged() -> None:
 def test_a_fake_page_loads(fake_plaid: FakePlaid) -> None:
     # GIVEN a real page from the fake (all optional fields present)
     item = new_item(fake_plaid, transaction_count=50)
+    start, end = history(item)
     page = transactions_get(
         fake_plaid.state,
         {
             "access_token": item.access_token,
-            "start_date": TWO_YEARS_AGO.isoformat(),
-            "end_date": TODAY.isoformat(),
+            "start_date": start.isoformat(),
+            "end_date": end.isoformat(),
             "options": {"count": 500, "include_personal_finance_category": True},
         },
     )
@@ -157,7 +158,7 @@ def test_invalid_transactions_page_raises_response_error(
     fake_plaid.respond("/transactions/get", body)
     # WHEN the hot path fetches the page
     with pytest.raises(PlaidResponseError) as raised:
-        client.transactions_get(item.access_token, TWO_YEARS_AGO, TODAY)
+        client.transactions_get(item.access_token, *history(item))
     # THEN a typed, non-retryable response error names the problem
     error = raised.value
     assert error.endpoint == "/transactions/get"

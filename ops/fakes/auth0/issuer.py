@@ -20,7 +20,6 @@ import base64
 import hashlib
 import json
 import threading
-import time
 import uuid
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +30,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from chalicelib import clock
 from chalicelib.settings import LOCAL_AUTH0_AUDIENCE
 
 DEFAULT_SERVICE_SCOPE = "txn:act-for-any-user"
@@ -191,7 +191,7 @@ class FakeAuth0:
         now: float | None = None,
     ) -> str:
         """An RS256 token with the standard claims, ``claims`` on top (a ``None`` value drops a claim)."""
-        issued = int(time.time() if now is None else now)
+        issued = int(clock.epoch_seconds() if now is None else now)
         signer = key or self.signing_key
         payload: dict[str, Any] = {
             "iss": self.issuer,

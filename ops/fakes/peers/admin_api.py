@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+from chalicelib import clock
 from chalicelib.peers.config import ADMIN_API_PORT, LOCAL_ADMIN_API_TOKEN
 from ops.fakes.peers.server import FakeServer, RecordedRequest, Reply, error_reply, path_param
 
@@ -77,7 +77,7 @@ class FakeAdminApi(FakeServer):
             "user_id": user_id,
             "text": text,
             "source": source,
-            "created_at": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "created_at": clock.utcnow().isoformat(timespec="milliseconds"),
         }
         self._notes.setdefault(user_id, []).append(note)
         self._by_key[key] = (fingerprint, note)

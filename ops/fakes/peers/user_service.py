@@ -8,9 +8,9 @@ users created through the API exist without seeding).
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+from chalicelib import clock
 from chalicelib.peers.config import LOCAL_USER_SERVICE_TOKEN, USER_SERVICE_PORT
 from ops.fakes.peers.server import FakeServer, RecordedRequest, Reply, error_reply, path_param
 
@@ -43,7 +43,7 @@ class FakeUserService(FakeServer):
             "user_id": user_id,
             "status": status,
             "email": email,
-            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "created_at": clock.utcnow().isoformat(timespec="seconds"),
         }
         with self._lock:
             self._users[user_id] = user

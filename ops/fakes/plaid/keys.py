@@ -10,13 +10,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec
+
+from chalicelib import clock
 
 
 def _b64url(number: int) -> str:
@@ -37,7 +38,7 @@ class SigningKey:
         return cls(
             kid=kid or str(uuid.uuid4()),
             private_key=ec.generate_private_key(ec.SECP256R1()),
-            created_at=int(time.time()) if created_at is None else created_at,
+            created_at=int(clock.epoch_seconds()) if created_at is None else created_at,
         )
 
     def jwk(self) -> dict[str, Any]:
@@ -58,7 +59,7 @@ class SigningKey:
     def sign(self, body: bytes, *, iat: float | None = None, kid: str | None = None) -> str:
         """The ``Plaid-Verification`` value for ``body`` (``kid`` overrides the header's kid)."""
         claims = {
-            "iat": int(time.time() if iat is None else iat),
+            "iat": int(clock.epoch_seconds() if iat is None else iat),
             "request_body_sha256": hashlib.sha256(body).hexdigest(),
         }
         return jwt.encode(claims, self.private_key, algorithm="ES256", headers={"kid": kid or self.kid})

@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from chalicelib import clock
 from ops.fakes.plaid.api import ENDPOINTS
 from ops.fakes.plaid.errors import FakeApiError, Fault, request_id
 from ops.fakes.plaid.keys import SigningKey, webhook_body
@@ -39,7 +40,7 @@ class RecordedCall:
     body: dict[str, Any]
     status: int = 0
     error_code: str | None = None
-    at: float = field(default_factory=time.time)
+    at: float = field(default_factory=clock.epoch_seconds)
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -12,9 +12,10 @@ import secrets
 import threading
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
+from chalicelib import clock
 from ops.fakes.plaid.errors import FakeApiError
 from ops.fakes.plaid.generate import (
     build_accounts,
@@ -37,7 +38,7 @@ ENV = "local"
 
 
 def now_utc() -> datetime:
-    return datetime.now(UTC).replace(microsecond=0)
+    return clock.utcnow().replace(microsecond=0)
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -159,7 +160,7 @@ class FakeState:
 
     @property
     def today(self) -> date:
-        return self.today_override or datetime.now(UTC).date()
+        return self.today_override or clock.today()
 
     def institution(self, institution_id: str) -> dict[str, Any]:
         for institution in self.institutions:

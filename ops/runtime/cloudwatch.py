@@ -29,7 +29,7 @@ from ops.runtime.discovery import EventRuleSpec, ScheduleSpec
 from ops.runtime.errors import UnknownFunctionError
 from ops.runtime.invoker import Invoker
 from ops.runtime.schedules import Schedule, parse_schedule
-from ops.runtime.sqs import queue_depth
+from ops.runtime.sqs import queue_depth, queue_empty
 
 log = logging.getLogger("ops.runtime")
 
@@ -179,7 +179,7 @@ class EventRulePoller:
 
     def idle(self) -> bool:
         self.start()
-        return not any(queue_depth(self._url).values())
+        return queue_empty(self._url)
 
     def pending(self) -> list[str]:
         return [f"{self.label}: {queue_depth(self._url)}"] if self._url else []

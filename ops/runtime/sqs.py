@@ -21,6 +21,7 @@ import json
 import logging
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,8 @@ from ops.runtime.shards import MAX_EVENT_BYTES
 log = logging.getLogger("ops.runtime")
 
 _MISSING_QUEUE = ("AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist")
+#: Slack between the server's visibility deadline and ours (the two clocks differ by the call's latency).
+_VISIBILITY_MARGIN_SECONDS = 0.05
 _COUNTS = ("ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed")
 
 
@@ -80,6 +83,17 @@ def queue_depth(url: str) -> dict[str, int]:
     return {name: int(attributes.get(name, 0)) for name in _COUNTS}
 
 
+def queue_empty(url: str) -> bool:
+    """No visible, in-flight or delayed message, by two readings in a row.
+
+    The server computes each count at its own instant, so a message that changes state
+    between two counts (in flight -> visible, delayed -> visible) can be in neither: one
+    reading of all zeros is not proof. A message changes state once on its way to visible,
+    so it cannot slip between the counts of two readings.
+    """
+    return not any(queue_depth(url).values()) and not any(queue_depth(url).values())
+
+
 @dataclass
 class SqsPoller:
     """One event source mapping: a queue feeding one function."""
@@ -94,6 +108,11 @@ class SqsPoller:
     _arn: str = ""
     _held: list[dict[str, Any]] = field(default_factory=list)
     _held_since: float = 0.0
+    _queue_visibility: int = 30
+    #: When each held record was received (monotonic), to know when a failed one is back.
+    _received_at: dict[str, float] = field(default_factory=dict)
+    #: Failed records not yet visible again, by message id: until then the queue is not idle.
+    _returning: dict[str, float] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -102,8 +121,11 @@ class SqsPoller:
     def start(self) -> None:
         if not self._url:
             self._url = queue_url(self.spec.queue_name)
-            attributes = client("sqs").get_queue_attributes(QueueUrl=self._url, AttributeNames=["QueueArn"])
-            self._arn = attributes["Attributes"]["QueueArn"]
+            attributes = client("sqs").get_queue_attributes(
+                QueueUrl=self._url, AttributeNames=["QueueArn", "VisibilityTimeout"]
+            )["Attributes"]
+            self._arn = attributes["QueueArn"]
+            self._queue_visibility = int(attributes.get("VisibilityTimeout", 30))
 
     def poll(self) -> bool:
         """Receive and deliver at most one batch; True when anything was delivered."""
@@ -123,18 +145,37 @@ class SqsPoller:
         ids = [r["messageId"] for r in batch]
         outcome = self.invoker.deliver_batch(self.spec.function, self.label, batch, ids)
         self._delete([r for r in batch if outcome.succeeded(r["messageId"])])
+        self._note_returning(batch, outcome.succeeded)
         return True
 
     def idle(self) -> bool:
+        """Nothing held, no failed message still to come back, and the queue empty."""
         self.start()
-        return not self._held and not any(queue_depth(self._url).values())
+        now = time.monotonic()
+        self._returning = {message_id: at for message_id, at in self._returning.items() if at > now}
+        return not self._held and not self._returning and queue_empty(self._url)
 
     def pending(self) -> list[str]:
         depth = queue_depth(self._url) if self._url else {}
         counts = ", ".join(
             f"{k.removeprefix('ApproximateNumberOfMessages') or 'Visible'}={v}" for k, v in depth.items()
         )
-        return [f"{self.label}: {counts}, held={len(self._held)}"]
+        return [f"{self.label}: {counts}, held={len(self._held)}, returning={len(self._returning)}"]
+
+    def _note_returning(self, batch: list[dict[str, Any]], succeeded: Callable[[str], bool]) -> None:
+        """Remember when each failed record becomes visible again; forget the delivered ones.
+
+        A failed message is in flight until its visibility timeout ends, and a drain must
+        not call the queue idle in between, whatever one reading of the counts says.
+        """
+        timeout = self._queue_visibility if self.visibility_timeout is None else self.visibility_timeout
+        for record in batch:
+            message_id = record["messageId"]
+            received_at = self._received_at.pop(message_id, time.monotonic())
+            if succeeded(message_id):
+                self._returning.pop(message_id, None)
+            else:
+                self._returning[message_id] = received_at + timeout + _VISIBILITY_MARGIN_SECONDS
 
     def _receive(self) -> None:
         sqs = client("sqs")
@@ -151,6 +192,9 @@ class SqsPoller:
             messages = sqs.receive_message(**kwargs).get("Messages", [])
             if not messages:
                 return
+            received_at = time.monotonic()  # after the server set the messages' visibility deadline
+            for message in messages:
+                self._received_at[message["MessageId"]] = received_at
             if not self._held:
                 self._held_since = time.monotonic()
             held = {r["messageId"]: i for i, r in enumerate(self._held)}
@@ -176,6 +220,8 @@ class SqsPoller:
                 log.warning("%s: %d delete(s) failed: %s", self.label, len(failed), failed)
 
     def _release(self, records: list[dict[str, Any]]) -> None:
+        for record in records:
+            self._received_at.pop(record["messageId"], None)
         for start in range(0, len(records), 10):
             chunk = records[start : start + 10]
             entries = [

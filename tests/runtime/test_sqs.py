@@ -13,6 +13,7 @@ import pytest
 from chalicelib.aws.clients import client
 from chalicelib.infra.declaration import Infrastructure
 from ops.runtime import EventRuntime
+from ops.runtime import sqs as runtime_sqs
 from tests.runtime.factories import Recorder, build_app, ok
 
 pytestmark = pytest.mark.integration
@@ -227,3 +228,26 @@ def test_drain_waits_for_messages_in_flight(infra: Infrastructure, recorder: Rec
     result = runtime.drain(timeout=10)
     assert [r["body"] for r in recorder.records("on_queue")] == [message]
     assert result.seconds >= 0.5
+
+
+def test_drain_waits_for_a_failed_message_even_when_the_counts_miss_it(
+    infra: Infrastructure, recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a message that fails once, and queue counts that read empty throughout: the
+    # server computes each count at its own instant, so a message turning visible again
+    # between two counts is in neither, which is how a drain once ended before a retry
+    message, *_ = bodies(1)
+    send(infra, message)
+    monkeypatch.setattr(runtime_sqs, "queue_depth", lambda url: dict.fromkeys(runtime_sqs._COUNTS, 0))
+    failed_once: list[str] = []
+
+    def behaviour(records: list[dict[str, Any]]) -> dict[str, Any]:
+        first = [r for r in records if r["body"] not in failed_once]
+        failed_once.extend(r["body"] for r in first)
+        return {"batchItemFailures": [{"itemIdentifier": r["messageId"]} for r in first]}
+
+    runtime = EventRuntime(build_app(infra, recorder, on_queue=behaviour), infra, visibility_timeout=1)
+    # WHEN drained
+    runtime.drain(timeout=10)
+    # THEN the drain knew the failed message was coming back and delivered it again
+    assert [r["body"] for r in recorder.records("on_queue")] == [message, message]

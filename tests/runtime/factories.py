@@ -54,11 +54,18 @@ class Recorder:
     """What each handler received, in delivery order."""
 
     batches: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _lock: threading.Condition = field(default_factory=threading.Condition)
 
     def record(self, function: str, records: list[dict[str, Any]]) -> None:
         with self._lock:
             self.batches.setdefault(function, []).append(records)
+            self._lock.notify_all()
+
+    def wait_for(self, function: str, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """The records ``function`` received, once it received any (a runtime delivering in a thread)."""
+        with self._lock:
+            self._lock.wait_for(lambda: self.batches.get(function), timeout=timeout)
+        return self.records(function)
 
     def records(self, function: str) -> list[dict[str, Any]]:
         return [r for batch in self.batches.get(function, []) for r in batch]

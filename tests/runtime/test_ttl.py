@@ -123,8 +123,6 @@ def test_run_forever_sweeps_ttl_and_delivers_in_the_background(infra: Infrastruc
     runtime = EventRuntime(build_app(infra, recorder, on_feed=ok), infra, ttl_interval=0.2, poll_interval=0.05)
     # WHEN it runs for a while THEN the feeder got the TTL REMOVE without anyone calling expire_ttl
     with runtime.running():
-        deadline = time.monotonic() + 10
-        while not recorder.records("on_feed") and time.monotonic() < deadline:
-            time.sleep(0.05)
-    assert [r["dynamodb"]["Keys"]["SK"]["S"] for r in recorder.records("on_feed")] == ["BACKGROUND"]
+        delivered = recorder.wait_for("on_feed", timeout=10)
+    assert [r["dynamodb"]["Keys"]["SK"]["S"] for r in delivered] == ["BACKGROUND"]
     assert not exists(infra, "BACKGROUND")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 from chalicelib.settings import AUTH0_PORT
@@ -28,8 +27,7 @@ def main(argv: list[str] | None = None) -> None:
     print(json.dumps({"user_id": args.user, "user_token": issuer.user_token(args.user)}), flush=True)
     print(json.dumps({"service_token": issuer.service_token()}), flush=True)
     try:
-        while True:
-            time.sleep(3600)
+        issuer.serve_forever()
     except KeyboardInterrupt:
         issuer.stop()
 

@@ -22,7 +22,7 @@ import json
 import threading
 import uuid
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from chalicelib import clock
 from chalicelib.settings import LOCAL_AUTH0_AUDIENCE
+from ops.fakes.http import HttpFake
 
 DEFAULT_SERVICE_SCOPE = "txn:act-for-any-user"
 DEFAULT_CLIENT_ID = "local-service-client"
@@ -93,8 +94,10 @@ class RsaKey:
         )
 
 
-class FakeAuth0:
+class FakeAuth0(HttpFake):
     """A running issuer on ``http://host:port/`` (port 0 picks a free one)."""
+
+    name = "auth0"
 
     def __init__(
         self,
@@ -105,48 +108,18 @@ class FakeAuth0:
         service_scope: str = DEFAULT_SERVICE_SCOPE,
         key_path: Path | None = None,
     ) -> None:
-        self.host = host
-        self.requested_port = port
+        super().__init__(host, port)
         self.audience = audience
         self.service_scope = service_scope
         self.signing_key = RsaKey.load_or_create(key_path) if key_path else RsaKey.generate()
         self._served: list[RsaKey] = [self.signing_key]
         self._lock = threading.Lock()
         self.jwks_requests = 0
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # --- lifecycle ------------------------------------------------------------------------
 
-    def start(self) -> FakeAuth0:
-        if self._server is None:
-            server = ThreadingHTTPServer((self.host, self.requested_port), _handler_for(self))
-            server.daemon_threads = True
-            self._server = server
-            self._thread = threading.Thread(target=server.serve_forever, name="fake-auth0", daemon=True)
-            self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> FakeAuth0:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("the fake Auth0 is not running")
-        return int(self._server.server_address[1])
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _handler_for(self)
 
     @property
     def issuer(self) -> str:

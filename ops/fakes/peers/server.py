@@ -1,9 +1,9 @@
 """The common machinery of every peer fake: a real HTTP server that records and misbehaves on cue.
 
-Each fake is a stdlib ``ThreadingHTTPServer`` on its own thread, so clients talk real HTTP
-(sockets, headers, timeouts). Every request is recorded before it is answered; faults
-(``fail_next``, ``reply_next``, ``stall_next``, ``hold_next``) apply to the next N requests in
-arrival order. A stalled request still runs after its delay, the way a slow server finishes work
+Each fake is an :class:`ops.fakes.http.HttpFake` (a stdlib HTTP server on its own thread), so
+clients talk real HTTP (sockets, headers, timeouts). Every request is recorded before it is
+answered; faults (``fail_next``, ``reply_next``, ``stall_next``, ``hold_next``) apply to the next
+N requests in arrival order. A stalled request still runs after its delay, the way a slow server finishes work
 its caller gave up on, which is what idempotency must survive.
 
 Requests under ``/_fake/`` are the control plane (seed state, read recordings, inject
@@ -19,10 +19,11 @@ import threading
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar, Self
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from ops.fakes.http import HttpFake
 
 CONTROL_PREFIX = "/_fake/"
 
@@ -93,16 +94,14 @@ class _Fault:
 Route = Callable[[RecordedRequest, re.Match[str]], Reply]
 
 
-class FakeServer:
+class FakeServer(HttpFake):
     """Base of the peer fakes; subclasses add routes, state and :meth:`authorized`."""
 
-    name: ClassVar[str] = "fake"
     #: Where the run command serves this fake (0 = any free port).
     default_port: ClassVar[int] = 0
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.host = host
-        self.port = port
+        super().__init__(host, port)
         self._lock = threading.RLock()
         self._idle = threading.Condition(self._lock)
         self._in_flight = 0
@@ -111,8 +110,6 @@ class FakeServer:
         self._faults: deque[_Fault] = deque()
         self._routes: list[tuple[str, re.Pattern[str], Route]] = []
         self._control_routes: list[tuple[str, re.Pattern[str], Route]] = []
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         self.add_control("GET", "/_fake/requests", lambda _r, _m: Reply(200, self._recordings_json()))
         self.add_control("POST", "/_fake/reset", lambda _r, _m: self._reset_reply())
         self.add_control("POST", "/_fake/faults", self._fault_from_request)
@@ -120,42 +117,17 @@ class FakeServer:
 
     # --- lifecycle ---------------------------------------------------------------------
 
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _handler_for(self)
+
     def start(self) -> Self:
-        """Bind (port 0 = any free port) and serve on a daemon thread."""
-        if self._server is not None:
-            return self
         self._stopping.clear()
-        self._server = ThreadingHTTPServer((self.host, self.port), _handler_for(self))
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name=f"fake-{self.name}", daemon=True
-        )
-        self._thread.start()
-        return self
+        return super().start()
 
     def stop(self) -> None:
         """Stop serving and free the port; stalled requests are cut short."""
         self._stopping.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = None
-        self._thread = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        super().stop()
 
     # --- recordings and faults ---------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """The fake Plaid: a real HTTP server speaking Plaid's JSON API, driven from Python or HTTP.
 
 Use it as a context manager in tests (``with FakePlaid() as plaid:``; port 0 picks a free
-port) or run it as a process (``python -m ops.fakes.plaid --port 4567``) and drive it through
-the control API under ``/__fake__/`` (see :mod:`ops.fakes.plaid.control`).
+port; the lifecycle is :class:`ops.fakes.http.HttpFake`'s, shared by every fake) or run it as
+a process (``python -m ops.fakes.plaid --port 4567``) and drive it through the control API
+under ``/__fake__/`` (see :mod:`ops.fakes.plaid.control`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from chalicelib import clock
+from ops.fakes.http import HttpFake
 from ops.fakes.plaid.api import ENDPOINTS
 from ops.fakes.plaid.errors import FakeApiError, Fault, request_id
 from ops.fakes.plaid.keys import SigningKey, webhook_body
@@ -52,8 +54,10 @@ class RecordedCall:
         }
 
 
-class FakePlaid:
+class FakePlaid(HttpFake):
     """A stateful Plaid API on ``http://host:port`` with error injection and webhook signing."""
+
+    name = "plaid"
 
     def __init__(
         self,
@@ -65,8 +69,7 @@ class FakePlaid:
         institutions: int = 300,
         today: date | None = None,
     ) -> None:
-        self.host = host
-        self.requested_port = port
+        super().__init__(host, port)
         self.client_id = client_id
         self.secret = secret
         self.state = FakeState(institutions=institutions, today=today)
@@ -74,54 +77,9 @@ class FakePlaid:
         self._fault_ids = 0
         self._calls: deque[RecordedCall] = deque(maxlen=MAX_RECORDED_CALLS)
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
-    # --- lifecycle -----------------------------------------------------------------------------
-
-    def start(self) -> FakePlaid:
-        if self._server is not None:
-            return self
-        server = ThreadingHTTPServer((self.host, self.requested_port), _handler_for(self))
-        server.daemon_threads = True
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="fake-plaid", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def serve_forever(self) -> None:
-        """Run in the foreground until interrupted (the CLI)."""
-        self.start()
-        try:
-            while True:
-                time.sleep(3600)
-        finally:
-            self.stop()
-
-    def __enter__(self) -> FakePlaid:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("the fake Plaid is not running")
-        return int(self._server.server_address[1])
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _handler_for(self)
 
     # --- Items and data (delegates to the state) ----------------------------------------------------
 

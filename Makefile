@@ -1,4 +1,5 @@
 # The two commands a fresh clone needs are `make run` and `make test` (see README).
+# Options reach the run command through ARGS: make run ARGS="--no-demo --fresh" (ARGS=--help lists them).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -14,7 +15,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/python -m ops.run
+	$(BIN)/python -m ops.run $(ARGS)
 
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest

@@ -75,6 +75,17 @@ def wait_until_ready(endpoint: str = ENDPOINT, timeout: float = 30.0) -> None:
     raise RuntimeError(f"local AWS at {endpoint} did not become ready: {last}")
 
 
+def local_aws_kind(endpoint: str = ENDPOINT) -> str:
+    """``moto``, ``LocalStack`` or ``unknown``: what answers on ``endpoint``."""
+    for path, kind in (("/moto-api/", "moto"), ("/_localstack/health", "LocalStack")):
+        try:
+            with urllib.request.urlopen(f"{endpoint}{path}", timeout=2):
+                return kind
+        except OSError:
+            continue
+    return "unknown"
+
+
 def endpoint_address(endpoint: str | None = None) -> tuple[str, int]:
     """Host and port of ``endpoint`` (default: ``AWS_ENDPOINT_URL``, else 127.0.0.1:4566)."""
     parsed = urlsplit(endpoint or os.environ.get("AWS_ENDPOINT_URL") or ENDPOINT)

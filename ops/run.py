@@ -10,6 +10,12 @@ the API, has the fake Plaid send a signed INITIAL_UPDATE to ``POST /v1/plaid``, 
 pages being mined and refined, prints the demo user's payday as the API predicts it, its
 savings history and its low-balance alert, and prints a token and how to query the result. Ctrl-C
 stops everything it started.
+
+Options go through make's ``ARGS`` (``make run ARGS="--no-demo --fresh"``; ``make run
+ARGS=--help`` lists them). Local timings favour a fast loop: throttled pages 2 s apart and a
+failed message back after 10 s (a poison message in its DLQ within a minute), where the
+deployed queues wait 30 s and 6x the function's timeout (12 minutes for the miner);
+``--production-timings`` runs with the deployed ones.
 """
 
 from __future__ import annotations
@@ -22,14 +28,15 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
 from ops import demo_balances
-from ops.local_aws import apply_local_env, local_aws
+from ops.local_aws import apply_local_env, local_aws, local_aws_kind, reset
 
 if TYPE_CHECKING:
     from ops.fakes.plaid import FakePlaid
@@ -39,12 +46,107 @@ APP_PORT = 8000
 DEMO_USER = "demo-user"
 
 
+#: Local defaults for a fast loop; the deployed values are the declaration's.
+LOCAL_THROTTLE_DELAY_SECONDS = 2
+LOCAL_VISIBILITY_TIMEOUT_SECONDS = 10
+
+ENVIRONMENT_HELP = """environment:
+  AWS_ENDPOINT_URL        the local AWS to start or reuse (default http://127.0.0.1:4566)
+  THROTTLE_DELAY_SECONDS  same as --throttle-delay (the flag wins)
+  POWERTOOLS_LOG_LEVEL    handler log level (default WARNING: progress lines only)
+more in docs/local-runtime.md"""
+
+
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="make run", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog='make run ARGS="..."',
+        description="The whole service locally: local AWS, the fakes, chalice local, the event runtime and a"
+        " demo item. Ctrl-C stops everything it started.",
+        epilog=ENVIRONMENT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--port", type=int, default=APP_PORT, help="port for chalice local (default 8000)")
     parser.add_argument("--no-demo", action="store_true", help="start everything but link no demo item")
-    parser.add_argument("--transactions", type=int, default=1500, help="transactions on the demo item")
-    return parser.parse_args(argv)
+    parser.add_argument("--transactions", type=int, default=1500, help="transactions on the demo item (default 1500)")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="reset the local AWS already listening on the endpoint (moto) before creating the resources",
+    )
+    parser.add_argument(
+        "--throttle-delay",
+        type=int,
+        metavar="SECONDS",
+        help=f"delay between throttled Plaid pages (default {LOCAL_THROTTLE_DELAY_SECONDS}; deployed: the queue's 30)",
+    )
+    parser.add_argument(
+        "--visibility-timeout",
+        type=int,
+        metavar="SECONDS",
+        help="how long a failed message stays invisible before its retry"
+        f" (default {LOCAL_VISIBILITY_TIMEOUT_SECONDS}; deployed: each queue's, 6x its function's timeout)",
+    )
+    parser.add_argument(
+        "--production-timings",
+        action="store_true",
+        help="the deployed throttle delay and visibility timeouts instead of the local ones",
+    )
+    args = parser.parse_args(argv)
+    if args.production_timings and (args.throttle_delay is not None or args.visibility_timeout is not None):
+        parser.error("--production-timings sets both timings; drop --throttle-delay/--visibility-timeout")
+    return args
+
+
+@dataclass(frozen=True)
+class Timings:
+    """The two waits that decide how fast local work comes back; ``None``: the deployed value."""
+
+    throttle_delay: int | None
+    visibility_timeout: int | None
+
+    @classmethod
+    def choose(cls, args: argparse.Namespace, environ: Mapping[str, str]) -> Timings:
+        if args.production_timings:
+            return cls(None, None)
+        from_env = environ.get("THROTTLE_DELAY_SECONDS")
+        delay = args.throttle_delay
+        if delay is None:
+            delay = int(from_env) if from_env else LOCAL_THROTTLE_DELAY_SECONDS
+        visibility = LOCAL_VISIBILITY_TIMEOUT_SECONDS if args.visibility_timeout is None else args.visibility_timeout
+        return cls(delay, visibility)
+
+    def apply(self, environ: MutableMapping[str, str]) -> None:
+        """Settings read the throttle delay from the environment (the app and chalice local)."""
+        if self.throttle_delay is None:
+            environ.pop("THROTTLE_DELAY_SECONDS", None)
+        else:
+            environ["THROTTLE_DELAY_SECONDS"] = str(self.throttle_delay)
+
+    def describe(self) -> str:
+        delay = "the queue's own (30 s)" if self.throttle_delay is None else f"{self.throttle_delay} s"
+        visibility = (
+            "each queue's own (6x its function's timeout)"
+            if self.visibility_timeout is None
+            else f"{self.visibility_timeout} s"
+        )
+        kind = "deployed" if self.visibility_timeout is None else "local; --production-timings for the deployed ones"
+        return f"timings ({kind}): throttled pages {delay} apart; a failed message retried after {visibility}"
+
+
+def describe_local_aws(started: bool, endpoint: str, fresh: bool) -> str:
+    """What the run command found on the endpoint, resetting a reused moto first with ``fresh``."""
+    if started:
+        return f"local AWS: started moto server on {endpoint}"
+    kind = local_aws_kind(endpoint)
+    if fresh:
+        if kind != "moto":
+            raise SystemExit(f"--fresh resets moto only; {endpoint} is {kind}: restart it to start from nothing")
+        reset(endpoint)
+        return f"local AWS: a moto server was already listening on {endpoint}; reset it (--fresh)"
+    return (
+        f"local AWS: a {kind} server was already listening on {endpoint}; using it with the data it holds"
+        " (--fresh resets it)"
+    )
 
 
 def say(text: str) -> None:
@@ -97,12 +199,12 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, interrupt)
     signal.signal(signal.SIGTERM, interrupt)
 
+    timings = Timings.choose(args, os.environ)
+    timings.apply(os.environ)
     with ExitStack() as stack:
         started = stack.enter_context(local_aws(log_path=ROOT / ".moto.log"))
-        say(
-            f"local AWS: {'started moto server' if started else 'using what listens'}"
-            f" on {os.environ['AWS_ENDPOINT_URL']}"
-        )
+        say(describe_local_aws(started, os.environ["AWS_ENDPOINT_URL"], args.fresh))
+        say(timings.describe())
         from chalicelib.infra.bootstrap import bootstrap
 
         report = bootstrap()
@@ -128,13 +230,13 @@ def main(argv: list[str] | None = None) -> int:
         app_url = f"http://127.0.0.1:{args.port}"
         say(f"chalice local serving the app on {app_url} (log: .chalice-local.log)")
 
-        runtime_thread = _start_runtime(stop)
+        runtime_thread = _start_runtime(stop, timings.visibility_timeout)
         stack.callback(runtime_thread.join, 30)
         stack.callback(stop.set)
 
         token = issuer.user_token(DEMO_USER)
         if not args.no_demo:
-            _demo(plaid, app_url, token, args.transactions, stop)
+            _demo(plaid, app_url, token, args.transactions, stop, timings)
             for line in [] if stop.is_set() else demo_balances.report(app_url, token, DEMO_USER, peers.segment):
                 say(line)
         say(
@@ -152,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _start_runtime(stop: threading.Event) -> threading.Thread:
+def _start_runtime(stop: threading.Event, visibility_timeout: int | None) -> threading.Thread:
     sys.path.insert(0, str(ROOT))
     import app as application
     from ops.runtime import EventRuntime
@@ -167,7 +269,7 @@ def _start_runtime(stop: threading.Event) -> threading.Thread:
             f" ({invocation.seconds * 1000:.0f} ms)"
         )
 
-    runtime = EventRuntime(application.app, on_invocation=show)
+    runtime = EventRuntime(application.app, visibility_timeout=visibility_timeout, on_invocation=show)
     say("event runtime delivering:")
     for line in runtime.describe():
         say(f"  {line}")
@@ -176,7 +278,9 @@ def _start_runtime(stop: threading.Event) -> threading.Thread:
     return thread
 
 
-def _demo(plaid: FakePlaid, app_url: str, token: str, transaction_count: int, stop: threading.Event) -> None:
+def _demo(
+    plaid: FakePlaid, app_url: str, token: str, transaction_count: int, stop: threading.Event, timings: Timings
+) -> None:
     """Link an item through the API, as a client would, then let Plaid announce its data."""
     import json
 
@@ -195,9 +299,11 @@ def _demo(plaid: FakePlaid, app_url: str, token: str, transaction_count: int, st
         say(f"demo: linked item {fake.item_id} ({fake.institution_name}) for {DEMO_USER}: HTTP {response.status}")
     delivery = plaid.send_webhook(f"{app_url}/v1/plaid", webhooks.transactions_update(fake.item_id, "INITIAL_UPDATE"))
     say(f"demo: fake Plaid sent a signed INITIAL_UPDATE; the app answered {delivery.status}")
-    say("demo: mining (adding the item also queued a 180-day remine; the throttle queue spaces pages 30 s apart)")
+    delay = "30" if timings.throttle_delay is None else str(timings.throttle_delay)
+    say(f"demo: mining (adding the item also queued a 180-day remine; throttled pages come {delay} s apart)")
     last, quiet_since = -1, time.monotonic()
-    while not stop.is_set() and time.monotonic() - quiet_since < 45:
+    quiet_for = 15 + int(delay)  # the next throttled page is at most one delay away
+    while not stop.is_set() and time.monotonic() - quiet_since < quiet_for:
         count = _count_transactions(DEMO_USER)
         if count != last:
             say(f"demo: {count} transactions refined so far")

@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 import requests
 from requests.adapters import HTTPAdapter
 
+from chalicelib import clock
 from chalicelib.observability import count, logger
 from chalicelib.peers.errors import PeerServiceError
 
@@ -97,7 +98,7 @@ def retry_after_seconds(response: requests.Response, now: datetime | None = None
             return None
         if when.tzinfo is None:
             when = when.replace(tzinfo=UTC)
-        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+        seconds = (when - (now or clock.utcnow())).total_seconds()
     return max(seconds, 0.0) if math.isfinite(seconds) else None
 
 

@@ -37,6 +37,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any, ClassVar
 
+from chalicelib import clock
 from chalicelib.settings import LOCAL_PAVE_API_KEY, PAVE_PORT, PaveConfig, load_pave_config
 from ops.fakes.pave import insights
 from ops.fakes.peers.server import FakeServer, RecordedRequest, Reply, error_reply, path_param
@@ -99,7 +100,7 @@ class FakePave(FakeServer):
         self.api_key_header = api_key_header or (configured.api_key_header if configured else "X-API-Key")
         self.processing_polls = processing_polls
         self.processing_seconds = processing_seconds
-        self.now = now or (lambda: datetime.now(UTC))
+        self.now = now or clock.utcnow  # the process clock unless a test gives its own
         self._users: dict[str, _User] = {}
         self._requests: dict[str, _Request] = {}
         self._by_key: dict[str, _Request] = {}

@@ -7,6 +7,7 @@
    (:mod:`ops.bench_plaid`).
 4. Cold start of ``import app`` and of the first webhook and the first Kinesis batch, in fresh
    interpreters, against importing chalice and boto3 alone (:mod:`ops.bench_cold_start`).
+5. Latency of a 100-row transactions page through the app against a raw Query (:mod:`ops.bench_api`).
 Then the insight models against ground truth, each next to a naive baseline: payday
 (:mod:`ops.bench_payday`) and recurring expenses (:mod:`ops.bench_recurring`); and income
 detection's methods and model (:mod:`ops.bench_income`).
@@ -120,6 +121,9 @@ def main() -> int:
         bootstrap()
         refiner = bench_refiner()
         cold = bench_cold_starts()
+        from ops import bench_api
+
+        api = bench_api.measure(repeats=30, rows=300)
     per_thousand = refiner["write_requests"] * 1000 / refiner["transactions"]
     baseline_per_thousand = refiner["baseline_put_items"] * 1000 / refiner["transactions"]
     print(f"1. DynamoDB write requests per 1,000 refined transactions ({refiner['rows']:.0f} rows):")
@@ -144,6 +148,10 @@ def main() -> int:
     print(f"4. Cold start, median of {cold.runs} fresh interpreters each (ratio to the base import):")
     for line in cold.lines():
         print(line)
+    print(f"5. A {api.page_size}-row transactions page, median of {api.repeats} (ops.bench_api):")
+    print(f"   through the app over HTTP:  {api.api.median_ms:8.2f} ms")
+    print(f"   raw DynamoDB Query:         {api.raw.median_ms:8.2f} ms")
+    print(f"   ratio app / raw:            {api.ratio:8.2f}x")
     bench_payday.main()
     bench_recurring.main()
     bench_income.main()

@@ -48,6 +48,9 @@ os.environ.setdefault("POWERTOOLS_DEV", "false")
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: The local stack's fixtures (fake Plaid, fake peers, the app over HTTP, the runtime), one per session.
+pytest_plugins = ["tests.stack"]
+
 
 @pytest.fixture(scope="session")
 def aws_endpoint() -> Iterator[str]:

@@ -1,13 +1,12 @@
 """The API under test: the app over HTTP (moto, fake Plaid, fake peers) and a fake Auth0.
 
-The stack fixtures are the end-to-end suite's (``tests/e2e/conftest.py``), re-exported so
-these tests run alone or with it. Every response a test receives through :class:`Api` is
+The stack fixtures (the app over HTTP, the fakes, the runtime) are the session's, from
+:mod:`tests.stack`. Every response a test receives through :class:`Api` is
 checked against the OpenAPI document first: a test that passes proves the contract too.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -16,37 +15,14 @@ from typing import Any
 import pytest
 import requests
 import schemathesis
-from chalice.config import Config
-from chalice.local import LocalDevServer
 from schemathesis.specs.openapi.schemas import OpenApiSchema
 
 from chalicelib.api.jwks import reset_jwks
 from chalicelib.settings import reset_settings
 from ops.fakes.auth0 import FakeAuth0
-from tests.e2e.conftest import fake_peers, fake_plaid, runtime, stack_env
-
-__all__ = ["fake_peers", "fake_plaid", "runtime", "stack_env"]
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENAPI = ROOT / "chalicelib" / "api" / "openapi.yaml"
-
-
-@pytest.fixture(scope="session")
-def app_url(stack_env: dict[str, Any]) -> Iterator[str]:
-    """The app over HTTP on a free port, by Chalice's local server.
-
-    Built with ``LocalDevServer`` directly: ``create_local_server`` rewrites the app object's
-    class and cannot run twice in one session (the e2e suite's ``app_url`` calls it). These
-    tests send one request at a time, so its thread-local request is not needed.
-    """
-    import app as app_module
-
-    config = Config.create(chalice_stage="dev", app_name="txn", chalice_app=app_module.app, lambda_timeout=60)
-    server = LocalDevServer(app_module.app, config, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server.server_address[1]}"
-    server.shutdown()
 
 
 @lru_cache(maxsize=1)

@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 HOST = "127.0.0.1"
 PORT = 4566
 ENDPOINT = f"http://{HOST}:{PORT}"
+#: How long a moto server this process started gets to exit on SIGTERM before SIGKILL.
+SHUTDOWN_GRACE_SECONDS = 1.0
 
 #: What every local process (tests, run command, bootstrap) uses unless told otherwise.
 LOCAL_ENV = {
@@ -120,9 +122,11 @@ def local_aws(
         wait_until_ready(f"http://{host}:{port}")
         yield True
     finally:
+        # moto keeps nothing worth a clean exit, and with a session's worth of state its
+        # shutdown takes seconds: a short grace, then kill.
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=SHUTDOWN_GRACE_SECONDS)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

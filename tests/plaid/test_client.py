@@ -253,15 +253,16 @@ def test_request_the_sdk_refuses_is_invalid_input_and_never_sent(client: PlaidCl
 
 
 def test_slow_answer_is_a_retryable_timeout(client: PlaidClient, fake_plaid: FakePlaid) -> None:
-    # GIVEN /item/get answers after 1.5 s and the client reads for 0.6 s
+    # GIVEN /item/get answers after 5 s and the client reads for 0.6 s
     item = new_item(fake_plaid)
-    fake_plaid.delay("/item/get", 1.5)
+    fake_plaid.delay("/item/get", 5.0)
     started = time.monotonic()
     # WHEN called
     with pytest.raises(PlaidTimeoutError) as raised:
         client.item_get(item.access_token)
-    # THEN it gives up at its read timeout with a retryable typed error
-    assert time.monotonic() - started < 1.4
+    # THEN it gives up at its read timeout, long before the answer (with room for a loaded machine),
+    # with a retryable typed error
+    assert time.monotonic() - started < 4.0
     assert raised.value.retryable
     assert raised.value.endpoint == "/item/get"
 

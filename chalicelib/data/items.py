@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -29,7 +29,7 @@ from boto3.dynamodb.conditions import Key
 from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.query import query_rows
-from chalicelib.data.ttl import epoch, iso_timestamp
+from chalicelib.data.ttl import epoch, iso_timestamp, utcnow
 from chalicelib.errors import ConditionFailedError, ContentionError, DataError, NotFoundError
 from chalicelib.observability import logger
 
@@ -366,7 +366,7 @@ def persist_item(user_id: str, item_id: str) -> Item:
 def set_main_account(user_id: str, item_id: str, account_id: str, changed_at: datetime | None = None) -> str | None:
     """Set the item's main account (and when it changed); return the previous one (for the account-change row)."""
     table = tables.plaid()
-    stamp = iso_timestamp(changed_at or datetime.now(UTC))
+    stamp = iso_timestamp(changed_at or utcnow())
     try:
         with translated():
             response = table.update_item(

@@ -29,11 +29,9 @@ from chalicelib.settings import get_settings
 from ops.fakes.peers import FakePeers
 from ops.fakes.plaid import FakeItem, FakePlaid, webhooks
 from tests.conftest import Capture
-from tests.e2e.conftest import fake_peers, fake_plaid, link_item, stack_env
 from tests.factories import uid
 from tests.faults import aws_fault, item_type_is, table_is
-
-__all__ = ["fake_peers", "fake_plaid", "stack_env"]
+from tests.stack import link_item
 
 pytestmark = pytest.mark.integration
 

@@ -58,6 +58,9 @@ def test_a_paycheck_is_not_excluded() -> None:
         "ACH DEPOSIT ACME CORP DIRECT DEP",
         "DEPOSIT ACH ACME CORP TYPE: PAYROLL CO: ACME CORP",
         "ACME CORP",
+        "ORIG CO NAME:ACME CORP CO ENTRY DESCR:PAYROLL SEC:PPD TRACE#:123456 EED:261113",
+        "ORIG CO NAME:ACME CORP ORIG ID:1234567890 DESC DATE:261113 CO ENTRY DESCR:PAYROLL SEC:PPD TRACE#:1",
+        "ORIG CO NAME:ACME CORP CO ENTRY",  # truncated by the bank
     ],
 )
 def test_one_employer_reads_the_same_in_every_bank_format(name: str) -> None:
@@ -119,3 +122,11 @@ def test_same_day_deposits_of_a_payer_merge() -> None:
     rows = [paycheck(d("2026-11-13"), 100_000), paycheck(d("2026-11-13"), 5_000)]
     (stream,) = streams(rows).values()
     assert [(dep.day, dep.cents) for dep in stream.deposits] == [(d("2026-11-13"), 105_000)]
+
+
+def test_a_payer_cut_short_by_the_bank_is_the_same_payer() -> None:
+    # GIVEN descriptions a bank cuts at 40 characters, in the middle of a NACHA label
+    whole = "ORIG CO NAME:EVERGREEN UTILITIES CO ENTRY DESCR:PAYROLL SEC:PPD"
+    rows = [txn("2026-10-02", -90_000, whole), txn("2026-10-16", -90_000, whole[:40])]
+    # THEN one payer, spelt the shorter way
+    assert [payer for payer, _ in streams(rows)] == ["EVERGREEN UTILITIES"]

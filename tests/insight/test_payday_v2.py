@@ -6,8 +6,9 @@ import random
 from datetime import timedelta
 from typing import Any
 
-from chalicelib.insight.payday import predict
+from chalicelib.insight.payday import predict, v2
 from chalicelib.insight.schedule import LAST_DAY, Roll, Schedule
+from chalicelib.insight.transactions import visible
 from tests.insight.builders import d, on_schedule, paycheck, paychecks, spending, txn
 
 SEMI_15_EOM = Schedule.semi_monthly(15, LAST_DAY)
@@ -70,13 +71,26 @@ def test_new_year_on_a_friday_after_a_christmas_paid_on_thursday() -> None:
     check("2026-12-28", rows, "2026-12-31", "WEEKLY")
 
 
-def test_a_closed_payday_never_seen_before_is_predicted_on_the_later_business_day() -> None:
+def test_a_closed_payday_never_seen_before_is_paid_the_business_day_before() -> None:
     # GIVEN weekly Friday pay from September: no Friday in the history was a holiday, so the
     # history cannot tell whether the employer pays before or after a closed day
     rows = on_schedule(Schedule.weekly(4), "2026-08-26", "2026-12-23")
-    # THEN Christmas (Friday 25 December) is predicted on the Monday after, not the Thursday
-    # before: a late collection is the cheaper mistake
-    check("2026-12-23", rows, "2026-12-28", "WEEKLY")
+    # THEN Christmas (Friday 25 December) is predicted on Thursday the 24th, as payroll
+    # services pay by default: the few employers paying after (7%) are a risk below the
+    # early-to-late cost ratio's threshold (1 in 11)
+    check("2026-12-23", rows, "2026-12-24", "WEEKLY")
+
+
+def test_the_cost_ratio_picks_the_later_reading_only_when_it_is_likely_enough() -> None:
+    # GIVEN pay on Friday 1 May and Friday 15 May 2026: every other Friday (next: Friday the
+    # 29th, the likelier reading) or the 1st and the 15th (next: Monday 1 June, about a third)
+    txns = visible(history("2026-05-20", paychecks([d("2026-05-01"), d("2026-05-15")]), days=30), d("2026-05-20"))
+    # WHEN early costs as much as late, THEN the likelier date
+    fair = v2.analyse(txns, d("2026-05-20"), cost_ratio=1.0).prediction
+    assert fair is not None and (fair.next_payday, fair.cadence) == (d("2026-05-29"), "BIWEEKLY")
+    # WHEN early costs ten times late, THEN the later reading: a third is well above 1 in 11
+    careful = v2.analyse(txns, d("2026-05-20"), cost_ratio=10.0).prediction
+    assert careful is not None and (careful.next_payday, careful.cadence) == (d("2026-06-01"), "SEMI_MONTHLY")
 
 
 def test_biweekly_pays_a_third_time_in_some_months() -> None:
@@ -143,6 +157,66 @@ def test_a_job_change_follows_the_new_employer() -> None:
     new = on_schedule(Schedule.semi_monthly(1, 15), "2026-08-25", "2026-09-25", employer="INITECH INC")
     result = predict(history("2026-09-25", old + new), d("2026-09-25"))
     assert (result.next_payday, result.cadence, result.source) == (d("2026-10-01"), "SEMI_MONTHLY", "Initech Inc")
+
+
+def test_pay_moved_to_a_new_account_continues_the_schedule() -> None:
+    # GIVEN biweekly Friday pay into checking until 11 September, then into a new account
+    # from the payday checking missed (25 September)
+    fridays = Schedule.biweekly(d("2026-06-05")).dates(d("2026-06-01"), d("2026-09-25"))
+    rows = paychecks(fridays[:-1]) + paychecks(fridays[-1:], account_id="new")
+    # THEN the next payday follows the same schedule, in the new account (checking's missed
+    # payday is not a reason to abstain)
+    check("2026-09-28", rows, "2026-10-09", "BIWEEKLY")
+
+
+def test_an_old_job_that_stopped_while_the_new_one_pays_is_replaced() -> None:
+    # GIVEN an old employer paying every other Thursday until 10 September, and a new one
+    # paying every Friday from 28 August (the jobs overlapped), a bit less a month
+    old = paychecks(Schedule.biweekly(d("2026-06-04")).dates(d("2026-06-01"), d("2026-09-10")), 230_000, "OLD CO")
+    new = paychecks(Schedule.weekly(4).dates(d("2026-08-28"), d("2026-09-25")), 100_000, "NEW CO")
+    # THEN the old job's missed payday (24 September) is not a reason to abstain: the new job
+    # is followed
+    check("2026-09-28", old + new, "2026-10-02", "WEEKLY")
+
+
+def test_two_payers_paying_about_the_same_give_the_later_payday() -> None:
+    # GIVEN two jobs paying about the same each month, one every other Friday (next: 9 October),
+    # one a little more on the 1st (next: 1 October)
+    a = paychecks(Schedule.biweekly(d("2026-06-05")).dates(d("2026-06-01"), d("2026-09-25")), 100_000, "ALPHA CO")
+    b = paychecks(Schedule.monthly(1).dates(d("2026-06-01"), d("2026-09-25")), 220_000, "BETA CO")
+    # THEN which is the main income is a coin toss: the later of their paydays, with at most
+    # an even chance
+    result = predict(history("2026-09-25", a + b), d("2026-09-25"))
+    assert result.next_payday == d("2026-10-09") and result.confidence <= 0.5
+
+
+def test_a_bank_whose_early_posting_slipped_is_predicted_a_day_later() -> None:
+    # GIVEN every other Friday posted two business days early (Wednesdays), except one
+    # deposit that came on Thursday
+    wednesdays = Schedule.biweekly(d("2026-08-07"), shift=2).dates(d("2026-06-01"), d("2026-09-28"))
+    slipped = [w + timedelta(days=1) if n == 5 else w for n, w in enumerate(wednesdays)]
+    # THEN the next one is predicted on Thursday: a slipping bank may slip again
+    check("2026-09-28", paychecks(slipped), "2026-10-01", "BIWEEKLY")
+    # AND a bank that always posted on Wednesday is predicted on Wednesday
+    check("2026-09-28", paychecks(wednesdays), "2026-09-30", "BIWEEKLY")
+
+
+def test_a_bonus_between_two_monthly_paydays_does_not_hide_the_month() -> None:
+    # GIVEN pay on the 1st seen twice (1 November a Sunday: Friday 30 October) and a bonus on
+    # 12 November in between
+    rows = [*paychecks([d("2026-10-30"), d("2026-12-01")]), paycheck(d("2026-11-12"), 300_000)]
+    # THEN the next is New Year's Day, a Friday holiday: Thursday 31 December
+    result = predict(history("2026-12-05", rows, days=60), d("2026-12-05"))
+    assert (result.next_payday, result.cadence) == (d("2026-12-31"), "MONTHLY"), result.chosen
+
+
+def test_an_unlabelled_payer_on_a_payroll_schedule_three_times_is_income() -> None:
+    # GIVEN no category and no payroll wording, but three deposits on the 15th and the last day
+    rows = [
+        txn(day, -140_000, "ELECTRONIC DEPOSIT COPPER CANYON CASINO")
+        for day in Schedule.semi_monthly(15, LAST_DAY).dates(d("2026-08-10"), d("2026-09-20"))
+    ]
+    check("2026-09-20", rows, "2026-09-30", "SEMI_MONTHLY")
 
 
 def test_two_employers_follow_the_larger_income() -> None:

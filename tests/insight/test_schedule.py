@@ -243,10 +243,13 @@ def test_quarterly_and_annual_bills_fit_with_their_own_roll() -> None:
 
 
 def test_plausible_cadences_filter_by_the_median_gap() -> None:
-    assert plausible_cadences([d("2026-01-02"), d("2026-01-09"), d("2026-01-16")]) == {Cadence.WEEKLY}
+    weekly = plausible_cadences([d("2026-01-02"), d("2026-01-09"), d("2026-01-16"), d("2026-01-23")])
+    assert Cadence.WEEKLY in weekly and not weekly & {Cadence.MONTHLY, Cadence.QUARTERLY, Cadence.ANNUALLY}
     assert plausible_cadences([d("2026-01-02"), d("2026-01-16")]) >= {Cadence.BIWEEKLY, Cadence.SEMI_MONTHLY}
     assert Cadence.MONTHLY in plausible_cadences([d("2026-01-30"), d("2026-02-27"), d("2026-03-31")])
     assert plausible_cadences([d("2026-01-02")]) == set()
+    # AND a short series with an extra date in between (a bonus) keeps the gap around it
+    assert Cadence.MONTHLY in plausible_cadences([d("2024-11-01"), d("2024-11-12"), d("2024-11-29")])
     assert plausible_cadences([d("2026-01-02"), d("2026-01-03"), d("2026-01-04")]) == set()
 
 

@@ -90,8 +90,14 @@ _EXCLUDED = (
     ("own transfer", re.compile(r"TRANSFER FROM|XFER FROM|ONLINE TRANSFER|INTERNAL TRANSFER|\bFROM (?:SAV|CHK)")),
 )
 
-#: Where a description's payer name ends (BofA ``DES:``, ``INDN:``, NACHA ``CO ID``/``PPD``).
-_CUT = re.compile(r"\s(?:DES:|ID:|INDN:|CO ID|CO:|TYPE:|PPD|CCD|WEB\b|TRN\b|REF\b|SEC:)")
+#: Where a description's payer name ends (BofA ``DES:``, ``INDN:``, NACHA ``CO ID``/``PPD``, the
+#: NACHA field labels some banks print: ``ORIG ID:``, ``DESC DATE:``, ``CO ENTRY DESCR:`` ...).
+_CUT = re.compile(
+    r"\s(?:DES:|ID:|INDN:|CO ID|CO:|TYPE:|PPD|CCD|WEB\b|TRN\b|REF\b|SEC:|ORIG ID|DESC DATE|CO ENTRY|ENTRY DESCR|"
+    r"IND ID|IND NAME|TRACE|EED:)"
+)
+#: A leading NACHA label before the payer's name: ``ORIG CO NAME:ACME CORP CO ENTRY DESCR:PAYROLL``.
+_ORIGINATOR = re.compile(r"^(?:ORIG(?:INATOR)?\s+CO(?:MPANY)?\s+NAME|ORIG\s+NAME|CO\s+NAME)\s*:?\s*")
 _WORDS = frozenset(
     [
         "PAYROLL",
@@ -106,6 +112,10 @@ _WORDS = frozenset(
         "EDI",
         "PAYMNT",
         "PAYMENT",
+        "PAYMENTS",
+        "PYMNT",
+        "PYMNTS",
+        "PYMT",
         "PMT",
         "NET",
         "PAY",
@@ -146,8 +156,8 @@ def exclusion(txn: Txn) -> str | None:
 
 def payer_key(txn: Txn) -> str:
     """The payer's name as the description spells it, without bank wording, references or the
-    recipient: ``ACME CORP DES:PAYROLL ID:123 INDN:J DOE CO ID:9 PPD`` and ``DIRECT DEP ACME
-    CORP`` are both ``ACME CORP``."""
+    recipient: ``ACME CORP DES:PAYROLL ID:123 INDN:J DOE CO ID:9 PPD``, ``ORIG CO NAME:ACME CORP
+    CO ENTRY DESCR:PAYROLL SEC:PPD`` and ``DIRECT DEP ACME CORP`` are all ``ACME CORP``."""
     text = txn.name.upper()
     if "TREAS 310" in text:  # federal benefits: Social Security, SSI, VA ...
         if "SUPP SEC" in text or text.startswith("SSI"):
@@ -155,6 +165,7 @@ def payer_key(txn: Txn) -> str:
         if "SOC SEC" in text or text.startswith("SSA"):
             return "SSA"
         return text.split(" TREAS")[0].strip() or "US TREASURY"
+    text = _ORIGINATOR.sub("", text)
     cut = _CUT.search(" " + text)
     if cut:
         text = (" " + text)[: cut.start()]
@@ -237,13 +248,36 @@ def _deposits(txns: Iterable[Txn]) -> tuple[Deposit, ...]:
     return tuple(Deposit(day, sum(t.cents for t in group), tuple(group)) for day, group in sorted(by_day.items()))
 
 
+#: A payer key this long or longer absorbs the keys it begins (a bank that cuts descriptions at
+#: a fixed width turns ``ACME LOGISTICS CO`` into ``ACME LOGISTICS C`` on some lines).
+_MIN_PREFIX = 6
+
+
+def _same_payers(keys: Iterable[str]) -> dict[str, str]:
+    """Each payer key mapped to the shortest key it begins with (itself if none): the same
+    payer spelt whole and cut short."""
+    ordered = sorted(set(keys), key=lambda k: (len(k), k))
+    canonical: dict[str, str] = {}
+    for n, key in enumerate(ordered):
+        canonical[key] = next(
+            (canonical[k] for k in ordered[:n] if len(k) >= _MIN_PREFIX and key.startswith(k)),
+            key,
+        )
+    return canonical
+
+
 def candidate_streams(txns: Sequence[Txn]) -> list[Stream]:
     """The payroll-candidate streams among ``txns`` (see the module docstring), largest first."""
     transfers = _own_transfers(txns)
+    kept = [
+        (payer_key(t), t)
+        for t in txns
+        if t.amount < 0 and t.iso_currency_code in (None, "USD") and t.txn_id not in transfers and not exclusion(t)
+    ]
+    canonical = _same_payers(key for key, _ in kept)
     grouped: dict[tuple[str, str], list[Txn]] = defaultdict(list)
-    for t in txns:
-        if t.amount < 0 and t.iso_currency_code in (None, "USD") and t.txn_id not in transfers and not exclusion(t):
-            grouped[(payer_key(t), t.account_id)].append(t)
+    for key, t in kept:
+        grouped[(canonical[key], t.account_id)].append(t)
     streams = []
     for (payer, account_id), members in grouped.items():
         votes = [_income_vote(t) for t in members]

@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
 from chalicelib.insight.calendar import is_business_day
 from chalicelib.insight.payday.candidates import Evidence, Stream, candidate_streams
 from chalicelib.insight.payday.collection import collection_dates
+from chalicelib.insight.payday.confidence import ConfidenceInputs, confidence
 from chalicelib.insight.payday.types import Detection, InsufficientHistoryError, PaydayPrediction
 from chalicelib.insight.schedule import (
     LAST_DAY,
@@ -50,7 +51,6 @@ from chalicelib.insight.schedule import (
     Fit,
     Roll,
     Schedule,
-    business_days_between,
     fit,
     plausible_cadences,
     shift_business_days,
@@ -63,30 +63,36 @@ TOLERANCE = 2
 PAYROLL_CADENCES = frozenset(
     {Cadence.WEEKLY, Cadence.BIWEEKLY, Cadence.FOUR_WEEKLY, Cadence.SEMI_MONTHLY, Cadence.MONTHLY}
 )
-FULL_EVIDENCE = {Cadence.WEEKLY: 6, Cadence.BIWEEKLY: 4, Cadence.SEMI_MONTHLY: 4}  # others: 3
 LATE_LOOKBACK = 8
+#: Banks whose posting slips a business day (on SLIP of deposits): SLIPPING_SHARE of those that
+#: post early, SLIPPING_BANK_FLOOR of any; ACH_LATE of any deposits come a day late.
+SLIPPING_SHARE, SLIPPING_BANK_FLOOR, SLIP, ACH_LATE = 0.15, 0.01, 0.3, 0.005
 UNLABELLED_MIN_CENTS = 100_00
 
 ACTIVE, LATE, ENDED = "ACTIVE", "LATE", "ENDED"
 
 # --- the posterior of a schedule given a stream's deposits ------------------------------------
 #
-# log P(deposits | schedule): each expected date matched on the day, 1 or 2 days off, or
-# missed; each deposit no expected date explains; each expected date of the last two days
-# not seen yet.
+# log P(deposits | schedule): each expected date matched on the day, 1 or 2 days late or
+# early, or missed; each deposit no expected date explains; each expected date of the last
+# two days not seen yet. Late is likelier than early: an employer's file sent late or a bank's
+# early posting that slips delays a deposit, while only an early-posting bank that got the file
+# sooner than usual posts one early.
 _ON_DAY = math.log(0.93)
-_OFF_BY = {1: math.log(0.05), 2: math.log(0.015)}
+_OFF_BY = {1: math.log(0.035), 2: math.log(0.01), -1: math.log(0.015), -2: math.log(0.005)}
 _MISSED = math.log(0.03)
 _EXTRA = math.log(0.02)
 _PENDING = math.log(0.5)
-#: An early collection (a debit before the money lands) costs this many times a late one, so
-#: the prediction is the date that leaves at most 1/21 of the posterior probability later.
-EARLY_COST_RATIO = 20.0
+#: An early collection (a debit before the money lands) costs this many times a late one: the
+#: prediction is the date minimising the expected cost (see :func:`_decide`).
+EARLY_COST_RATIO = 10.0
 
 # log P(schedule): US payroll practice (pay-period lengths as the BLS reports them; paydays
-# mostly on Fridays; semi-monthly on the 1st/15th or the 15th/last day, else two days 15
-# apart; Social Security on Wednesdays; a closed payday paid the business day before; most
-# banks post on the payday, some one or two business days early).
+# mostly on Fridays; semi-monthly on the 1st/15th or the 15th/last day, then the 5th/20th and
+# the 10th/25th, else two days 15 apart; monthly on the 1st, the last day, the 15th or the
+# 25th, else any day; Social Security on Wednesdays; a closed payday paid the business day
+# before, as payroll services do by default; most banks post on the payday, some one or two
+# business days early).
 _CADENCE = {
     Cadence.WEEKLY: 0.27,
     Cadence.BIWEEKLY: 0.43,
@@ -95,8 +101,18 @@ _CADENCE = {
     Cadence.FOUR_WEEKLY: 0.01,
 }
 _WEEKDAY = {4: 0.70, 3: 0.12, 2: 0.07, 1: 0.05, 0: 0.06}
-_PAIRS = {(1, 15): 0.35, (15, LAST_DAY): 0.35, (1, 16): 0.03, (15, 30): 0.03}
-_MONTH_DAY = {1: 0.2, 15: 0.1, LAST_DAY: 0.2}
+_PAIRS = {
+    (1, 15): 0.33,
+    (15, LAST_DAY): 0.33,
+    (5, 20): 0.07,
+    (10, 25): 0.07,
+    (7, 22): 0.03,
+    (1, 16): 0.02,
+    (15, 30): 0.02,
+}
+_OTHER_PAIR = 0.13 / 13  # another two days 15 apart
+_MONTH_DAY = {1: 0.22, LAST_DAY: 0.2, 15: 0.12, 25: 0.08}
+_OTHER_DAY = 0.28 / 24
 _ROLL = {Roll.PREV: 0.93, Roll.NEXT: 0.07, Roll.NONE: 0.001}
 _SHIFT = {0: 0.75, 1: 0.10, 2: 0.15}
 
@@ -109,12 +125,14 @@ def _rule_prior(schedule: Schedule) -> float:
         return _WEEKDAY.get(weekday if weekday is not None else 4, 0.001) / weeks  # which week: uniform
     if cadence is Cadence.SEMI_MONTHLY:
         first, second = schedule.days
-        return _PAIRS.get((first, second), 0.15 / 13 if second != LAST_DAY and second - first == 15 else 0.0005)
+        return _PAIRS.get((first, second), _OTHER_PAIR if second != LAST_DAY and second - first == 15 else 0.0005)
     if schedule.nth is not None:
         if schedule.weekday == 2 and schedule.nth in (2, 3, 4):
             return 0.04  # Social Security
-        return 0.03 if (schedule.nth, schedule.weekday) == (-1, 4) else 0.001
-    return _MONTH_DAY.get(schedule.days[0], 0.3 / 28)
+        if schedule.weekday == 4:  # a Friday of the month: the last one mostly
+            return 0.03 if schedule.nth == -1 else 0.01
+        return 0.001
+    return _MONTH_DAY.get(schedule.days[0], _OTHER_DAY)
 
 
 def _government_rule(payer: str) -> Callable[[Schedule], bool] | None:
@@ -154,7 +172,7 @@ def log_likelihood(f: Fit) -> float:
         if observed is None:
             total += _MISSED
         else:
-            off = abs((observed - expected).days)
+            off = (observed - expected).days
             total += _ON_DAY if off == 0 else _OFF_BY.get(off, _MISSED)
     return total
 
@@ -218,6 +236,8 @@ class V2Result:
     error: InsufficientHistoryError | None
     candidates: tuple[Txn, ...]
     streams: tuple[StreamFit, ...]
+    primary: StreamFit | None = None
+    confidence_inputs: ConfidenceInputs | None = None
 
 
 def _strict(stream: Stream) -> bool:
@@ -231,7 +251,7 @@ def _status(best: Fit) -> str:
 
 def _regular(stream: Stream, best: Fit) -> tuple[bool, str]:
     strict = _strict(stream)
-    need = (6 if stream.gig else 4) if strict else 2
+    need = (6 if stream.gig else 3) if strict else 2
     on_day = best.exact / best.matched if best.matched else 0.0
     if best.matched < need:
         return False, f"{best.matched} deposit(s) on schedule, {need} needed"
@@ -274,30 +294,127 @@ def fit_stream(stream: Stream, as_of: date, history_start: date) -> StreamFit:
     return StreamFit(stream, ordered, tuple(p for p, _, _ in ranked), regular, _status(ordered[0]), reason)
 
 
+#: A stream that began this many days after a LATE stream's first deposit (or the history's
+#: start) is a new job; one that began in the last NEWCOMER_DAYS may be replacing the primary.
+NEW_JOB_DAYS = 21
+NEWCOMER_DAYS = 45
+#: Two payers whose monthly amounts are this close (relative) are equally likely the main income.
+TIE_SHARE = 0.05
+
+
 def _replaced(fitted: Sequence[StreamFit]) -> list[StreamFit]:
-    """A LATE stream whose payer was followed by another regular payer (a job change or a new
-    account) has ended."""
+    """A LATE stream has ended when another regular payer followed it (began after its last
+    deposit: a job change or a new account) or began during its history and is still paying
+    on schedule (a new job that overlapped the old one)."""
     out = []
     for sf in fitted:
-        last = sf.stream.deposits[-1].day
-        if sf.regular and sf.status == LATE and any(o.regular and o.stream.deposits[0].day > last for o in fitted):
+        first, last = sf.stream.deposits[0].day, sf.stream.deposits[-1].day
+        if (
+            sf.regular
+            and sf.status == LATE
+            and any(
+                o.regular
+                and o.stream.payer != sf.stream.payer
+                and (
+                    o.stream.deposits[0].day > last
+                    or (o.status == ACTIVE and (o.stream.deposits[0].day - first).days >= NEW_JOB_DAYS)
+                )
+                for o in fitted
+            )
+        ):
             out.append(sf.with_status(ENDED, "replaced by a newer income stream"))
         else:
             out.append(sf)
     return out
 
 
-def _primary(fitted: Sequence[StreamFit]) -> StreamFit | None:
-    """The receiving stream of the payer with the largest monthly income among regular,
-    not ended streams."""
+def _moved(fitted: list[StreamFit], as_of: date, history_start: date) -> list[StreamFit]:
+    """Pay moved to another account: a LATE stream's payer paying into another account, from
+    about the date the LATE stream missed on, is one stream in the new account."""
+    out = list(fitted)
+    for sf in fitted:
+        best = sf.best
+        if not sf.regular or sf.status != LATE or best is None or sf not in out:
+            continue
+        missed, last = best.missed[-1], sf.stream.deposits[-1].day
+        for other in fitted:
+            stream = other.stream
+            if (
+                other is not sf
+                and other in out
+                and stream.payer == sf.stream.payer
+                and stream.account_id != sf.stream.account_id
+                and stream.deposits[0].day > last
+                and abs((stream.deposits[0].day - missed).days) <= TOLERANCE
+            ):
+                labelled = Evidence.INCOME in (stream.evidence, sf.stream.evidence)
+                evidence = Evidence.INCOME if labelled else Evidence.UNLABELLED
+                joined = replace(
+                    stream,
+                    deposits=sf.stream.deposits + stream.deposits,
+                    evidence=evidence,
+                    gig=stream.gig or sf.stream.gig,
+                )
+                out[out.index(sf)] = fit_stream(joined, as_of, history_start)
+                out.remove(other)
+                break
+    return out
+
+
+def _payers(fitted: Sequence[StreamFit]) -> dict[str, list[StreamFit]]:
+    """Regular, not ended streams by payer."""
     payers: dict[str, list[StreamFit]] = {}
     for sf in fitted:
         if sf.regular and sf.status != ENDED:
             payers.setdefault(sf.stream.payer, []).append(sf)
+    return payers
+
+
+def _receiving(group: Sequence[StreamFit]) -> StreamFit:
+    """A payer's main stream: the account that receives the most (a split deposit)."""
+    return max(group, key=lambda sf: (sf.stream.median_cents(), sf.stream.account_id))
+
+
+def _monthly(group: Sequence[StreamFit]) -> float:
+    return sum(sf.monthly_cents for sf in group)
+
+
+def _primary(fitted: Sequence[StreamFit]) -> StreamFit | None:
+    """The receiving stream of the payer with the largest monthly income among regular,
+    not ended streams."""
+    payers = _payers(fitted)
     if not payers:
         return None
-    payer = max(payers.values(), key=lambda group: (sum(sf.monthly_cents for sf in group), group[0].stream.payer))
-    return max(payer, key=lambda sf: (sf.stream.median_cents(), sf.stream.account_id))
+    return _receiving(max(payers.values(), key=lambda group: (_monthly(group), group[0].stream.payer)))
+
+
+def _uncertainty(sf: StreamFit) -> float:
+    """Relative standard error of a stream's monthly amount (the spread of its deposits over
+    the root of their number)."""
+    return sf.stream.amount_spread() / math.sqrt(min(len(sf.stream.deposits), 6))
+
+
+def _contenders(fitted: Sequence[StreamFit], primary: StreamFit, history_start: date, as_of: date) -> list[StreamFit]:
+    """Other payers that may be the main income as much as the primary: one paying about as
+    much a month (which is larger is within the noise of their amounts: two standard errors,
+    at least :data:`TIE_SHARE`), or one that began paying recently, more than two of its
+    periods into the history (a new job: the primary's pay may be about to stop). Only ACTIVE
+    streams; the primary's payday is chosen among them never early."""
+    payers = _payers(fitted)
+    top = _monthly(payers[primary.stream.payer])
+    out = []
+    for payer, group in payers.items():
+        stream = _receiving(group)
+        if payer == primary.stream.payer or stream.status != ACTIVE or stream.best is None:
+            continue
+        first = stream.stream.deposits[0].day
+        noise = max(TIE_SHARE, 2 * math.hypot(_uncertainty(stream), _uncertainty(primary)))
+        tie = _monthly(group) >= (1 - noise) * top
+        started = (first - history_start).days > 2 * stream.best.schedule.period_days + TOLERANCE
+        newcomer = started and (as_of - first).days <= NEWCOMER_DAYS
+        if tie or newcomer:
+            out.append(stream)
+    return out
 
 
 def _unfitted_rival(fitted: Sequence[StreamFit], primary: StreamFit, as_of: date) -> StreamFit | None:
@@ -333,27 +450,33 @@ def _no_regular_reason(fitted: Sequence[StreamFit], history_days: int) -> str:
     return f"no income deposits in {history_days} days"
 
 
-def _decide(sf: StreamFit, cost_ratio: float) -> tuple[Fit, list[date], float]:
-    """The next payday that minimises the expected cost when predicting ``cost_ratio`` times
-    worse early than late: the ``cost_ratio / (cost_ratio + 1)`` quantile of the posterior
-    distribution of the next payday over the schedules (those expecting the same dates still
-    pending as the best). Returns the schedule behind it, its projected paydays and the
-    posterior probability of that date."""
+def _decide(sf: StreamFit, cost_ratio: float) -> tuple[Fit, list[date], float, bool]:
+    """The next payday that minimises the expected cost when predicting early costs
+    ``cost_ratio`` times predicting late: each schedule's posterior goes to the next payday it
+    projects (those expecting the same dates still pending as the best; a paycheck that came
+    early moves it to the one after), and the date ``d`` minimising
+    ``cost_ratio * P(payday > d) + P(payday < d)`` is chosen (the later on a tie). Returns the
+    schedule behind it, its projected paydays, the posterior probability of that date and
+    whether it is the most probable one."""
     best, top = sf.fits[0], sf.posteriors[0]
     mass: dict[date, float] = {}
     behind: dict[date, tuple[Fit, list[date]]] = {}
     for f, posterior in zip(sf.fits, sf.posteriors, strict=True):
         upcoming = f.next_dates(3) if f.pending == best.pending else []
         if upcoming:
+            upcoming = _came_early(sf, f, upcoming)
             mass[upcoming[0]] = mass.get(upcoming[0], 0.0) + math.exp(posterior - top)
             behind.setdefault(upcoming[0], (f, upcoming))
-    total, quantile, seen = sum(mass.values()), cost_ratio / (cost_ratio + 1), 0.0
+    total = sum(mass.values())
+    later, earlier, cheapest, chosen_day = total, 0.0, math.inf, min(mass)
     for day in sorted(mass):
-        seen += mass[day]
-        if seen >= quantile * total - 1e-12:
-            chosen, upcoming = behind[day]
-            return chosen, _came_early(sf, chosen, upcoming), mass[day] / total
-    raise AssertionError("the quantile lies within the distribution")  # pragma: no cover
+        later -= mass[day]
+        cost = cost_ratio * later + earlier
+        if cost <= cheapest + 1e-12 * total:
+            cheapest, chosen_day = cost, day
+        earlier += mass[day]
+    chosen, upcoming = behind[chosen_day]
+    return chosen, upcoming, mass[chosen_day] / total, mass[chosen_day] >= max(mass.values())
 
 
 def _came_early(sf: StreamFit, chosen: Fit, upcoming: list[date]) -> list[date]:
@@ -370,39 +493,56 @@ def _came_early(sf: StreamFit, chosen: Fit, upcoming: list[date]) -> list[date]:
     return upcoming
 
 
-def _lateness(chosen: Fit) -> int:
-    """Business days to move the prediction later: deposits that keep posting after the
-    schedule (at least two of the last eight and a fifth of them) are expected to go on so."""
+def _slip_risk(sf: StreamFit, chosen: Fit) -> float:
+    """The probability that the next deposit posts a business day later than the schedule:
+    the bank either holds its posting day or slips on a share of deposits (early posting
+    waits for the employer's file, which sometimes comes a day later), judged from the last
+    deposits' lateness; an ACH delay may hit any deposit."""
     recent = [(e, o) for e, o in chosen.pairs if o is not None][-LATE_LOOKBACK:]
-    late = [business_days_between(e, o) for e, o in recent if o > e]
-    if len(late) >= 2 and len(late) * 5 >= len(recent):
-        return min(2, max(late))
-    return 0
+    late = sum(1 for e, o in recent if o > e)
+    top = sf.posteriors[0]
+    weights = [math.exp(p - top) for p in sf.posteriors]
+    posts_early = sum(w for f, w in zip(sf.fits, weights, strict=True) if f.schedule.shift > 0) / sum(weights)
+    prior = SLIPPING_BANK_FLOOR + SLIPPING_SHARE * posts_early
+    slipping = prior * SLIP**late * (1 - SLIP) ** (len(recent) - late)
+    steady = (1 - prior) * ACH_LATE**late * (1 - ACH_LATE) ** (len(recent) - late)
+    share = slipping / (slipping + steady)
+    return share * SLIP + (1 - share) * ACH_LATE
 
 
-def _prediction(sf: StreamFit, as_of: date, fitted: Sequence[StreamFit], cost_ratio: float) -> PaydayPrediction:
-    chosen, upcoming, probability = _decide(sf, cost_ratio)
-    shift = _lateness(chosen)
+def _prediction(
+    sf: StreamFit, as_of: date, fitted: Sequence[StreamFit], cost_ratio: float
+) -> tuple[PaydayPrediction, ConfidenceInputs]:
+    chosen, upcoming, probability, likeliest = _decide(sf, cost_ratio)
+    shift = 1 if _slip_risk(sf, chosen) * (cost_ratio + 1) > 1 else 0  # a slip costs more than a late day
     if shift:
         upcoming = [shift_business_days(d, shift) for d in upcoming]
     upcoming = [d for d in upcoming if d > as_of]
     best = sf.fits[0]
-    evidence = min(1.0, best.matched / FULL_EVIDENCE.get(best.cadence, 3))
-    on_day = best.exact / best.matched
-    stability = 1 - min(0.5, sf.stream.amount_spread())
-    confidence = probability * best.f1 * evidence * on_day * stability * (0.8 if shift else 1.0)
+    inputs = ConfidenceInputs(
+        probability=probability,
+        likeliest=likeliest,
+        matched=best.matched,
+        on_day=best.exact / best.matched,
+        f1=best.f1,
+        spread=sf.stream.amount_spread(),
+        slipped=bool(shift),
+        hedged=False,
+        monthly=chosen.cadence in (Cadence.MONTHLY, Cadence.FOUR_WEEKLY),
+    )
     schedule = chosen.schedule.describe() + (f"; lately {shift} business day(s) later" if shift else "")
-    return PaydayPrediction(
+    answer = PaydayPrediction(
         Detection.FLOATME_V2,
         upcoming[0],
         chosen.cadence.value,
-        round(max(0.0, min(1.0, confidence)), 3),
+        confidence(inputs),
         source=sf.stream.display_name,
         collection=collection_dates(upcoming),
         upcoming=tuple(upcoming),
         schedule=schedule,
         details={"streams": [f.summary() for f in fitted]},
     )
+    return answer, inputs
 
 
 def analyse(txns: Sequence[Txn], as_of: date, *, cost_ratio: float = EARLY_COST_RATIO) -> V2Result:
@@ -418,7 +558,7 @@ def analyse(txns: Sequence[Txn], as_of: date, *, cost_ratio: float = EARLY_COST_
     if history_days < MIN_HISTORY_DAYS:
         error = InsufficientHistoryError(f"{history_days} days of history, {MIN_HISTORY_DAYS} needed")
         return V2Result(None, error, candidates, ())
-    fitted = _replaced([fit_stream(s, as_of, history_start) for s in streams])
+    fitted = _replaced(_moved([fit_stream(s, as_of, history_start) for s in streams], as_of, history_start))
     primary = _primary(fitted)
     details = {"streams": [sf.summary() for sf in fitted]}
     if primary is None:
@@ -433,13 +573,27 @@ def analyse(txns: Sequence[Txn], as_of: date, *, cost_ratio: float = EARLY_COST_
             f"{rival.stream.display_name} has paid once so far, more than {primary.stream.display_name} pays in a"
             " month: too early to tell which payday is the main one"
         )
-        return V2Result(PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted))
+        return V2Result(
+            PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted), primary
+        )
     if primary.status == LATE:
         best = primary.fits[0]
         missed = best.missed[-1].isoformat() if best.missed else "the last payday"
         reason = f"the pay expected from {primary.stream.display_name} on {missed} has not arrived"
-        return V2Result(PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted))
-    return V2Result(_prediction(primary, as_of, fitted, cost_ratio), None, candidates, tuple(fitted))
+        return V2Result(
+            PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted), primary
+        )
+    answer, inputs = _prediction(primary, as_of, fitted, cost_ratio)
+    for other in _contenders(fitted, primary, history_start, as_of):
+        theirs, their_inputs = _prediction(other, as_of, fitted, cost_ratio)
+        assert answer.next_payday is not None and theirs.next_payday is not None
+        if theirs.next_payday == answer.next_payday:
+            continue
+        if theirs.next_payday > answer.next_payday:  # unsure which payer: the later payday is never early
+            answer, inputs, primary = theirs, their_inputs, other
+        inputs = replace(inputs, hedged=True)
+        answer = replace(answer, confidence=confidence(inputs))
+    return V2Result(answer, None, candidates, tuple(fitted), primary, inputs)
 
 
 def predict(txns: Sequence[Txn], as_of: date) -> PaydayPrediction:

@@ -24,7 +24,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from ops.synthetic import fedcal
-from ops.synthetic.users import FUTURE_DAYS, HISTORY_DAYS, SyntheticUser, Truth
+from ops.synthetic.users import FUTURE_DAYS, HISTORY_DAYS, Facts, Pay, SyntheticUser, Truth
 
 PayRule = Callable[[date], bool]
 
@@ -124,7 +124,8 @@ class _World:
         primary, detailed = names[kind]
         return {"primary": primary, "detailed": detailed}
 
-    def credit(self, account: str, day: date, cents: int, name: str, kind: str | None) -> None:
+    def credit(self, account: str, day: date, cents: int, name: str, kind: str | None) -> str:
+        """Record one credit; its id."""
         if kind in ("pay", "gig") and self.rng.random() < 0.35:
             kind = None
         elif kind == "pay" and self.rng.random() < 0.08:
@@ -144,17 +145,21 @@ class _World:
                 "pending": False,
             }
         )
+        return str(self.rows[-1]["txn_id"])
 
     def planned_day(self, payday: date) -> date:
         """The day the bank usually posts a credit for ``payday`` (no slip, no delay)."""
         return fedcal.business_days_before(payday, self.early) if self.early else payday
 
-    def post_day(self, payday: date) -> date:
+    def post_day(self, payday: date) -> tuple[date, str | None]:
+        """The day the credit for ``payday`` posts, and why it differs from the planned day."""
         early = self.early - (1 if self.early and self.rng.random() < self.slip else 0)
         day = fedcal.business_days_before(payday, early) if early else payday
+        deviation = "slip" if early != self.early else None
         if self.rng.random() < 0.01:
             day = fedcal.business_days_before(day, -self.rng.randint(1, 3))
-        return day
+            deviation = "ach_delay"
+        return day, deviation
 
 
 def _describe(employer: _Employer, day: date, rng: random.Random) -> str:
@@ -220,34 +225,37 @@ def _roll(employer: _Employer, day: date) -> date:
     return fedcal.roll_forward(day) if employer.forward else fedcal.roll_back(day)
 
 
-def _simulate_pay(world: _World, employer: _Employer, days: list[date]) -> tuple[list[date], list[date]]:
-    """Pay ``employer``'s paydays; the days the pay landed and the days it was planned to."""
-    rng, landed, planned = world.rng, [], []
+def _simulate_pay(world: _World, employer: _Employer, days: list[date]) -> list[Pay]:
+    """Pay ``employer``'s paydays: each one's rule date, payday, planned and landed day."""
+    rng, records = world.rng, []
     for day in days:
         if not employer.is_payday(day) or not employer.first <= day <= employer.last:
             continue
-        planned.append(world.planned_day(_roll(employer, day)))
+        payday = _roll(employer, day)
+        planned = world.planned_day(payday)
         if rng.random() < 0.005:
-            continue  # unpaid cycle
-        posted = world.post_day(_roll(employer, day))
-        landed.append(posted)
+            records.append(Pay(day, payday, planned, None, "unpaid", False, ()))
+            continue
+        posted, deviation = world.post_day(payday)
         if rng.random() < world.gap:
+            records.append(Pay(day, payday, planned, posted, deviation, True, ()))
             continue
         cents = round(employer.per_check * rng.uniform(0.85, 1.15))
-        world.credit(f"{world.uid}-{employer.account}", posted, cents, _describe(employer, posted, rng), "pay")
-    return landed, planned
+        txn_id = world.credit(f"{world.uid}-{employer.account}", posted, cents, _describe(employer, posted, rng), "pay")
+        records.append(Pay(day, payday, planned, posted, deviation, False, (txn_id,)))
+    return records
 
 
-def _ssa(world: _World, days: list[date]) -> tuple[list[date], list[date]]:
+def _ssa(world: _World, days: list[date]) -> list[Pay]:
     week = world.rng.choice([2, 3, 4])
-    cents, landed, planned = world.rng.randint(800_00, 2_200_00), [], []
+    cents, records = world.rng.randint(800_00, 2_200_00), []
     for day in days:
         if day.weekday() == 2 and (day.day - 1) // 7 + 1 == week:
-            posted = world.post_day(fedcal.roll_back(day))
-            landed.append(posted)
-            planned.append(world.planned_day(fedcal.roll_back(day)))
-            world.credit(f"{world.uid}-chk", posted, cents, "SOC SEC TREAS 310 XXSOC SEC", "benefit")
-    return landed, planned
+            posted, deviation = world.post_day(fedcal.roll_back(day))
+            planned = world.planned_day(fedcal.roll_back(day))
+            txn_id = world.credit(f"{world.uid}-chk", posted, cents, "SOC SEC TREAS 310 XXSOC SEC", "benefit")
+            records.append(Pay(day, fedcal.roll_back(day), planned, posted, deviation, False, (txn_id,)))
+    return records
 
 
 def _gig(world: _World, days: list[date]) -> None:
@@ -334,8 +342,10 @@ def make_user(seed: int, index: int) -> SyntheticUser:
     truth = Truth(None, "NONE", archetype)
     paid: list[date] = []
     if archetype == "benefits":
-        paid, planned = _ssa(world, days)
-        truth = Truth(_next(paid, as_of), "MONTHLY", archetype, "SSA", "nth Wednesday", _next(planned, as_of))
+        records = _ssa(world, days)
+        paid = [p.landed for p in records if p.landed]
+        facts = _facts(world, records, [records], "PREV", f"{world.uid}-chk", None)
+        truth = Truth(_next(paid, as_of), "MONTHLY", archetype, "SSA", "nth Wednesday", facts.scheduled, facts.facts)
     elif archetype in ("gig_only",):
         _gig(world, days)
     elif archetype != "no_income":
@@ -343,9 +353,13 @@ def make_user(seed: int, index: int) -> SyntheticUser:
         landed = {id(e): _simulate_pay(world, e, days) for e in employers}
         active = [e for e in employers if e.first <= as_of <= e.last]
         primary = max(active, key=lambda e: e.monthly())
-        paid, planned = landed[id(primary)]
+        records = landed[id(primary)]
+        paid = [p.landed for p in records if p.landed]
+        roll = "NEXT" if primary.forward else "PREV"
+        started = primary.first if primary.first >= first else None
+        facts = _facts(world, records, list(landed.values()), roll, f"{world.uid}-{primary.account}", started)
         truth = Truth(
-            _next(paid, as_of), primary.cadence, archetype, primary.name, primary.label, _next(planned, as_of)
+            _next(paid, as_of), primary.cadence, archetype, primary.name, primary.label, facts.scheduled, facts.facts
         )
     _noise(world, days, paid)
     _spending(world, days)
@@ -355,6 +369,45 @@ def make_user(seed: int, index: int) -> SyntheticUser:
 
 def _next(days: list[date], as_of: date) -> date:
     return min(d for d in days if d > as_of)
+
+
+@dataclass(frozen=True)
+class _Facts:
+    scheduled: date
+    facts: Facts
+
+
+def _facts(
+    world: _World, records: list[Pay], every: list[list[Pay]], roll: str, account: str, first_pay: date | None
+) -> _Facts:
+    """The truth's facts (see :class:`ops.synthetic.users.Facts`) about ``records``, the
+    primary income's paydays."""
+    as_of, start = world.as_of, world.as_of - timedelta(days=HISTORY_DAYS - 1)
+    upcoming = _next([p.landed for p in records if p.landed], as_of)
+    planned = min((p for p in records if p.scheduled > as_of), key=lambda p: p.scheduled)
+    if upcoming == planned.scheduled:
+        deviation = None
+    elif planned.deviation:
+        deviation = planned.deviation
+    else:
+        deviation = next((p.deviation for p in records if p.landed == upcoming), None)
+    facts = Facts(
+        roll=roll,
+        nominal=planned.nominal,
+        bank_early=world.early,
+        wobbly=world.slip > 0,
+        deviation=deviation,
+        split="none",
+        gappy=world.gap > 0,
+        account=account,
+        paid=tuple(p.landed for p in records if p.landed and p.landed <= as_of),
+        lost=tuple(p.landed for p in records if p.landed and p.lost and p.landed <= as_of),
+        primary_ids=frozenset(i for p in records for i in p.ids),
+        payroll_ids=frozenset(i for job in every for p in job for i in p.ids),
+        jobs=sum(1 for job in every if any(p.landed and start <= p.landed <= as_of for p in job)),
+        first_pay=first_pay,
+    )
+    return _Facts(planned.scheduled, facts)
 
 
 def generate(seed: int, count: int) -> list[SyntheticUser]:

@@ -71,8 +71,12 @@ class PayRule:
         return [last - timedelta(days=(last.weekday() - self.weekday) % 7)]
 
     def paydays(self, start: date, end: date) -> list[date]:
+        return sorted(self.rolled(start, end))
+
+    def rolled(self, start: date, end: date) -> dict[date, date]:
+        """Each payday (a business day) with the nominal date it was rolled from."""
         roll = fedcal.roll_back if self.roll == "PREV" else fedcal.roll_forward
-        return sorted({roll(d) for d in self.nominal(start - timedelta(days=7), end + timedelta(days=7))})
+        return {roll(d): d for d in self.nominal(start - timedelta(days=7), end + timedelta(days=7))}
 
     def describe(self) -> str:
         if self.kind == "weekday":

@@ -81,6 +81,27 @@ _STYLES = ("bofa", "chase", "wells", "chime", "cu", "plain")
 
 
 @dataclass(frozen=True)
+class Facts:
+    """What the world did, for naming the cause of a model's error (``ops.payday_errors``);
+    never shown to a model. About the primary income unless said otherwise."""
+
+    roll: str  # PREV or NEXT: what the employer does with a closed payday
+    nominal: date | None  # the pay rule's own date behind the scheduled next payday
+    bank_early: int  # business days the main account's bank usually posts early
+    wobbly: bool  # that bank's early posting sometimes slips a day
+    deviation: str | None  # why the next payday differs from the scheduled one: unpaid, slip, ach_delay
+    split: str  # none, same (part to savings at the same bank) or other (part to another bank)
+    gappy: bool  # the feed loses some of this user's deposits
+    account: str  # the main account the truth is about
+    paid: tuple[date, ...]  # the days the primary's regular pay landed in the main account
+    lost: tuple[date, ...]  # ... of which the feed lost these
+    primary_ids: frozenset[str]  # every credit from the primary payer (any account, bonuses too)
+    payroll_ids: frozenset[str]  # every credit from any employer or agency
+    jobs: int  # income sources that paid in the history window
+    first_pay: date | None = None  # the primary's first payday, when it started within the window
+
+
+@dataclass(frozen=True)
 class Truth:
     """``next_payday``: what happened; ``scheduled``: what the pay rule and the bank's usual
     posting said would happen (no ACH delay, no slip, no unpaid cycle), the best any
@@ -92,6 +113,22 @@ class Truth:
     payer: str | None = None
     rule: str | None = None
     scheduled: date | None = None
+    facts: Facts | None = None
+
+
+@dataclass(frozen=True)
+class Pay:
+    """One payday of a job: the rule's date, the payday it rolled to, the day the bank would
+    usually post it, the day it landed (None: unpaid) and why that differs, whether the feed
+    lost it, and the ids of its credits."""
+
+    nominal: date
+    payday: date
+    scheduled: date
+    landed: date | None
+    deviation: str | None
+    lost: bool
+    ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -169,9 +206,10 @@ class _User:
         category: tuple[str, ...] | None = None,
         pending: bool = False,
         authorized: date | None = None,
-    ) -> None:
+    ) -> str | None:
+        """Record one transaction; its id, or None when it falls outside the generated span."""
         if not self.start <= day <= self.end:
-            return
+            return None
         self.txns.append(
             {
                 "txn_id": f"{self.user_id}-{len(self.txns):04d}-{self.rng.getrandbits(24):06x}",
@@ -188,6 +226,7 @@ class _User:
                 "transaction_type": "special" if amount < 0 else "place",
             }
         )
+        return str(self.txns[-1]["txn_id"])
 
 
 # --- users ---------------------------------------------------------------------------------
@@ -232,17 +271,16 @@ def make_user(seed: int, index: int) -> SyntheticUser:
     user = _new_user(rng, f"a{seed}-{index:05d}")
     archetype = rng.choices([a for a, _ in ARCHETYPES], weights=[w for _, w in ARCHETYPES])[0]
     jobs = _jobs(user, archetype)
-    paid: dict[int, list[date]] = {}
-    scheduled: dict[int, list[date]] = {}
+    pays: dict[int, tuple[list[Pay], list[str]]] = {}
     for n, job in enumerate(jobs):
-        paid[n], scheduled[n] = _pay(user, job, _payer(user, job))
+        pays[n] = _pay(user, job, _payer(user, job))
     if archetype in ("gig_only", "gig_plus_job"):
         _gig(user)
-    _noise(user, archetype, paid.get(0, []))
+    _noise(user, archetype, [p.landed for p in pays[0][0] if p.landed] if jobs else [])
     _spend(user)
     user.txns.sort(key=lambda t: (t["date"], t["txn_id"]))
     rng.shuffle(user.txns)  # the contract allows any order
-    truth = _truth(user, archetype, jobs, paid, scheduled)
+    truth = _truth(user, archetype, jobs, pays)
     return SyntheticUser(user.user_id, user.as_of, archetype, tuple(user.txns), truth)
 
 
@@ -254,17 +292,38 @@ def iter_users(seed: int, count: int) -> Iterator[SyntheticUser]:
     return (make_user(seed, i) for i in range(count))
 
 
-def _truth(
-    user: _User, archetype: str, jobs: list[Job], paid: dict[int, list[date]], scheduled: dict[int, list[date]]
-) -> Truth:
+def _truth(user: _User, archetype: str, jobs: list[Job], pays: dict[int, tuple[list[Pay], list[str]]]) -> Truth:
     if archetype in NO_PAYDAY:
         return Truth(None, "NONE", archetype)
     active = [n for n, job in enumerate(jobs) if job.active_on(user.as_of)]
     primary = max(active, key=lambda n: jobs[n].monthly_cents)
-    job = jobs[primary]
-    upcoming = min(d for d in paid[primary] if d > user.as_of)
-    planned = min(d for d in scheduled[primary] if d > user.as_of)
-    return Truth(upcoming, job.rule.cadence, archetype, job.payer, job.rule.describe(), planned)
+    job, (records, ids) = jobs[primary], pays[primary]
+    upcoming = min(p.landed for p in records if p.landed and p.landed > user.as_of)
+    planned = min((p for p in records if p.scheduled > user.as_of), key=lambda p: p.scheduled)
+    if upcoming == planned.scheduled:
+        deviation = None
+    elif planned.deviation:
+        deviation = planned.deviation
+    else:  # an earlier payday delayed past as_of
+        deviation = next((p.deviation for p in records if p.landed == upcoming), None)
+    window = [p for p in records if user.start <= p.payday]
+    facts = Facts(
+        roll=job.rule.roll,
+        nominal=planned.nominal,
+        bank_early=user.bank.early,
+        wobbly=bool(user.bank.wobble),
+        deviation=deviation,
+        split=user.split,
+        gappy=user.gap_rate > 0,
+        account=user.account("chk"),
+        paid=tuple(p.landed for p in records if p.landed and p.landed <= user.as_of),
+        lost=tuple(p.landed for p in records if p.landed and p.lost and p.landed <= user.as_of),
+        primary_ids=frozenset(ids),
+        payroll_ids=frozenset(i for _, job_ids in pays.values() for i in job_ids),
+        jobs=sum(1 for n in pays if any(p.landed and user.start <= p.landed <= user.as_of for p in pays[n][0])),
+        first_pay=job.first_pay if job.first_pay and window and job.first_pay >= user.start else None,
+    )
+    return Truth(upcoming, job.rule.cadence, archetype, job.payer, job.rule.describe(), planned.scheduled, facts)
 
 
 # --- income ----------------------------------------------------------------------------------
@@ -348,39 +407,48 @@ def _payer(user: _User, job: Job) -> _Payer:
     )
 
 
-def _pay(user: _User, job: Job, payer: _Payer) -> tuple[list[date], list[date]]:
-    """Post ``job``'s deposits; return the days its regular pay landed in the main account
-    (including deposits the feed lost, which were paid all the same) and the days it was
-    scheduled to (the bank's usual early posting, no delay, no unpaid cycle)."""
+def _pay(user: _User, job: Job, payer: _Payer) -> tuple[list[Pay], list[str]]:
+    """Post ``job``'s deposits; return each payday (the day its regular pay landed in the main
+    account, including deposits the feed lost, which were paid all the same, and the day it
+    was scheduled to: the bank's usual early posting, no delay, no unpaid cycle) and the ids
+    of every credit posted (bonuses too)."""
     rng = user.rng
-    landed, scheduled = [], []
+    records: list[Pay] = []
+    ids: list[str] = []
     usual = Bank(user.bank.name, user.bank.early)
-    for payday in job.paydays(user.start - timedelta(days=45), user.end):
-        scheduled.append(usual.posting_day(payday, rng))
+    start = user.start - timedelta(days=45)
+    nominal = job.rule.rolled(start, user.end)
+    for payday in job.paydays(start, user.end):
+        scheduled = usual.posting_day(payday, rng)
         if rng.random() < UNPAID:
+            records.append(Pay(nominal[payday], payday, scheduled, None, "unpaid", False, ()))
             continue
         posted = user.bank.posting_day(payday, rng)
+        deviation = "slip" if posted != scheduled else None
         if rng.random() < ACH_DELAY:
             posted = fedcal.business_days_before(posted, -rng.choice((1, 2)))
-        landed.append(posted)
-        if rng.random() >= user.gap_rate:
-            _deposit(user, payer, payday, posted, job.amount(payday, rng))
+            deviation = "ach_delay"
+        lost = rng.random() < user.gap_rate
+        posted_ids = () if lost else tuple(_deposit(user, payer, payday, posted, job.amount(payday, rng)))
+        records.append(Pay(nominal[payday], payday, scheduled, posted, deviation, lost, posted_ids))
+        ids.extend(posted_ids)
     for day, cents in job.bonuses:
-        _deposit(user, payer, day, user.bank.posting_day(day, rng), cents, bonus=True)
-    return landed, scheduled
+        ids.extend(_deposit(user, payer, day, user.bank.posting_day(day, rng), cents, bonus=True))
+    return records, ids
 
 
-def _deposit(user: _User, payer: _Payer, payday: date, posted: date, cents: int, *, bonus: bool = False) -> None:
+def _deposit(user: _User, payer: _Payer, payday: date, posted: date, cents: int, *, bonus: bool = False) -> list[str]:
     rng = user.rng
     part = round(cents * user.split_share) if user.split != "none" and not bonus else 0
-    _credit(user, "chk", user.style, payer, posted, cents - part, bonus)
+    ids = [_credit(user, "chk", user.style, payer, posted, cents - part, bonus)]
     if part and user.split == "same":
-        _credit(user, "sav", user.style, payer, posted, part, bonus)
+        ids.append(_credit(user, "sav", user.style, payer, posted, part, bonus))
     elif part:
-        _credit(user, "ext", user.other_style, payer, user.other_bank.posting_day(payday, rng), part, bonus)
+        ids.append(_credit(user, "ext", user.other_style, payer, user.other_bank.posting_day(payday, rng), part, bonus))
+    return [i for i in ids if i]
 
 
-def _credit(user: _User, account: str, style: str, payer: _Payer, day: date, cents: int, bonus: bool) -> None:
+def _credit(user: _User, account: str, style: str, payer: _Payer, day: date, cents: int, bonus: bool) -> str | None:
     rng = user.rng
     roll = rng.random()
     pfc: str | None = payer.pfc
@@ -395,7 +463,7 @@ def _credit(user: _User, account: str, style: str, payer: _Payer, day: date, cen
     )[0]
     merchant = payer.display if payer.display and (not payer.flaky_display or rng.random() < 0.5) else None
     name = _payroll_name(style, payer, user.person, rng, bonus)
-    user.add(account, day, -cents, name, merchant=merchant, pfc=pfc, category=category)
+    return user.add(account, day, -cents, name, merchant=merchant, pfc=pfc, category=category)
 
 
 def _payroll_name(style: str, payer: _Payer, person: str, rng: random.Random, bonus: bool) -> str:

@@ -74,7 +74,7 @@ def test_history_keeps_the_window_and_the_future() -> None:
 def test_the_bench_report_prints_model_and_baseline(capsys: pytest.CaptureFixture[str]) -> None:
     people = users.generate(4, 8)
     ours = bench_payday.score(people, bench_payday.model, (90,))
-    base = bench_payday.score(people, bench_payday.baseline.predict, (90,))
+    base = bench_payday.score(people, bench_payday.naive, (90,))
     bench_payday.report("sample", people, ours, base)
     out = capsys.readouterr().out
     assert "sample: 8 users" in out and "exact model/base" in out and "ceiling" in out

@@ -66,7 +66,7 @@ PAYROLL_CADENCES = frozenset(
 LATE_LOOKBACK = 8
 #: Banks whose posting slips a business day (on SLIP of deposits): SLIPPING_SHARE of those that
 #: post early, SLIPPING_BANK_FLOOR of any; ACH_LATE of any deposits come a day late.
-SLIPPING_SHARE, SLIPPING_BANK_FLOOR, SLIP, ACH_LATE = 0.15, 0.01, 0.3, 0.005
+SLIPPING_SHARE, SLIPPING_BANK_FLOOR, SLIP, ACH_LATE = 0.15, 0.002, 0.3, 0.005
 UNLABELLED_MIN_CENTS = 100_00
 
 ACTIVE, LATE, ENDED = "ACTIVE", "LATE", "ENDED"

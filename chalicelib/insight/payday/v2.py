@@ -10,20 +10,27 @@
    a day or two off, missed, extra) plus a log prior from US payroll practice.
 3. **Regular or not**: a stream is regular when its best schedule matches two deposits or
    more with F1 >= 0.7 and a mean distance under 0.75 day; streams without income evidence
-   must do better (4 matches, F1 >= 0.85, 80% on the day, never on a day ACH does not
+   must do better (3 matches, F1 >= 0.85, 80% on the day, never on a day ACH does not
    settle), gig platforms better still (6 matches).
    Its status is ACTIVE, LATE (the last expected deposit did not come) or ENDED (two did not,
-   or another payer started paying after its last deposit).
+   or another payer followed it: began after its last deposit, or began during its history
+   and still pays on schedule). A LATE stream whose payer pays into another account from
+   about the missed date on moved accounts: the two are one stream.
 4. **Primary**: among regular streams not ENDED, the payer with the largest monthly amount;
-   within that payer (a split deposit), the account that receives the most.
+   within that payer (a split deposit), the account that receives the most. When another
+   ACTIVE payer pays about as much (within the noise of the amounts) or began paying
+   recently (a new job), which is the main income is unsure: the later of their paydays.
 5. **Next payday**, never early when unsure: each schedule's posterior goes to the date it
-   projects next; the prediction is the earliest date with at most 1/21 of the probability
-   after it, the date that minimises the expected cost when an early prediction costs 20
-   times a late one. A later date that 5% of the posterior backs (a roll rule the history
-   never exercised, a biweekly and a semi-monthly rule on few deposits ...) wins.
-   A paycheck-sized deposit seen within two days before the next date means that payday came
-   early: the one after is next. When at least two of the last eight deposits (and a fifth of them) posted
-   later than the schedule, the prediction moves later by as many business days (up to two).
+   projects next (a paycheck-sized deposit seen within two days before it means that payday
+   came early: the one after is next); the prediction is the date ``d`` minimising
+   ``EARLY_COST_RATIO * P(payday > d) + P(payday < d)``: an early prediction costs ten times
+   a late one. A later date backed by more than about 1/11 of the posterior wins (a biweekly
+   and a semi-monthly reading of few deposits, a monthly day and an early-posting reading);
+   a closed payday the history never showed is paid the business day before (a 7% chance
+   that the employer pays after is below that threshold). The prediction moves a business
+   day later when the chance that the bank's posting slips, judged by a mixture of steady
+   and slipping banks from the lateness of the last eight deposits, is above it too.
+   Confidence: :mod:`.confidence`, a calibrated probability that the date is exact.
 6. **Answers without a date**: the primary's last payday did not arrive (LATE), pay stopped,
    a new payer has paid once so far (and, paying more at once than the primary pays in a
    month, may be the main income), or nothing is regular (gig payouts, no income): V2

@@ -248,7 +248,7 @@ def from_item(row: Mapping[str, Any]) -> Item:
         replaced_by=row.get("item_replaced_by"),
         link_accounts=link_accounts_from(row.get("item_link_accounts")),
         main_account_changed_at=row.get("main_account_changed_at"),
-        mining_mode=MiningMode(str(row.get("item_mining_mode") or MiningMode.GET.value)),
+        mining_mode=MiningMode.SYNC if row.get("item_mining_mode") == MiningMode.SYNC.value else MiningMode.GET,
     )
 
 

@@ -231,6 +231,13 @@ def remine_item(user_id: str, item_id: str) -> Response:
     return items.remine(route.current_request, user_id, item_id)
 
 
+@route("/v1/users/{user_id}/items/{item_id}/mining-mode", methods=["PUT"])
+def set_mining_mode(user_id: str, item_id: str) -> Response:
+    from chalicelib.api.routes import items
+
+    return items.set_mining_mode(route.current_request, user_id, item_id)
+
+
 @route("/v1/users/{user_id}/items/{item_id}/main-account", methods=["PUT"])
 def change_main_account(user_id: str, item_id: str) -> Response:
     from chalicelib.api.routes import items

@@ -92,6 +92,20 @@ def _whole(name: str, default: int, *, minimum: int) -> int:
     return value
 
 
+def _page_size(name: str, default: int) -> int:
+    value = _whole(name, default, minimum=1)
+    if value > 500:
+        raise ConfigurationError(f"{name} must be at most 500 (Plaid's limit), got {value}")
+    return value
+
+
+def _choice(name: str, default: str, allowed: frozenset[str]) -> str:
+    value = os.environ.get(name, default).strip().upper()
+    if value not in allowed:
+        raise ConfigurationError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
+    return value
+
+
 def _secret(name: str, local_default: str, stage: str) -> str:
     """A secret from ``<name>``, else from the SSM SecureString named by ``<name>_PARAMETER``.
 
@@ -111,6 +125,9 @@ def _secret(name: str, local_default: str, stage: str) -> str:
         raise ConfigurationError(f"{name} (or {name}_PARAMETER) must be set in prod")
     return local_default
 
+
+#: How an item's transactions are mined: ``/transactions/get`` windows or ``/transactions/sync`` cursors.
+MINING_MODES = frozenset({"GET", "SYNC"})
 
 LOCAL_HOST = "127.0.0.1"
 PLAID_PORT = 4567
@@ -301,6 +318,12 @@ class Settings:
     balance_updates_queue: str = "dev-insight-balance-updates"
     #: Whether income detection runs its model (``ml_enabled``); off, the rule methods decide.
     income_ml_enabled: bool = True
+    #: How newly linked items are mined: ``GET`` (``/transactions/get`` windows) or ``SYNC`` (``/transactions/sync``).
+    new_item_mining_mode: str = "GET"
+    #: A sync loop with no progress for this long is abandoned, and the next pull of its item takes over.
+    sync_loop_stale_seconds: int = 3600
+    #: Updates asked for per ``/transactions/sync`` page (Plaid allows 1..500).
+    sync_page_size: int = 500
 
     @property
     def is_prod(self) -> bool:
@@ -368,6 +391,9 @@ def load_settings() -> Settings:
         score_ttl_days=_whole("SCORE_TTL_DAYS", 30, minimum=1),
         balance_updates_queue=_env("BALANCE_UPDATES_QUEUE", prefix + "insight-balance-updates"),
         income_ml_enabled=_env_bool("INCOME_ML_ENABLED", True),
+        new_item_mining_mode=_choice("NEW_ITEM_MINING_MODE", "GET", MINING_MODES),
+        sync_loop_stale_seconds=_whole("SYNC_LOOP_STALE_SECONDS", 3600, minimum=60),
+        sync_page_size=_page_size("SYNC_PAGE_SIZE", 500),
     )
 
 

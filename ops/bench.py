@@ -8,6 +8,8 @@
 4. Cold start of ``import app`` and of the first webhook and the first Kinesis batch, in fresh
    interpreters, against importing chalice and boto3 alone (:mod:`ops.bench_cold_start`).
 5. Latency of a 100-row transactions page through the app against a raw Query (:mod:`ops.bench_api`).
+6. DynamoDB requests per 1,000 transactions mined end to end by ``/transactions/get`` and by
+   ``/transactions/sync`` (:mod:`ops.bench_sync`).
 Then the insight models against ground truth, each next to a naive baseline: payday
 (:mod:`ops.bench_payday`) and recurring expenses (:mod:`ops.bench_recurring`); and income
 detection's methods and model (:mod:`ops.bench_income`).
@@ -124,6 +126,9 @@ def main() -> int:
         from ops import bench_api
 
         api = bench_api.measure(repeats=30, rows=300)
+        from ops import bench_sync
+
+        by_mode = bench_sync.measure()
     per_thousand = refiner["write_requests"] * 1000 / refiner["transactions"]
     baseline_per_thousand = refiner["baseline_put_items"] * 1000 / refiner["transactions"]
     print(f"1. DynamoDB write requests per 1,000 refined transactions ({refiner['rows']:.0f} rows):")
@@ -152,6 +157,8 @@ def main() -> int:
     print(f"   through the app over HTTP:  {api.api.median_ms:8.2f} ms")
     print(f"   raw DynamoDB Query:         {api.raw.median_ms:8.2f} ms")
     print(f"   ratio app / raw:            {api.ratio:8.2f}x")
+    for line in bench_sync.report(*by_mode):
+        print(line)
     bench_payday.main()
     bench_recurring.main()
     bench_income.main()

@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from ops.fakes.plaid import FakeItem, FakePlaid
 
 
-def link_fake_item(plaid: FakePlaid, user_id: str, **options: Any) -> FakeItem:
+def link_fake_item(
+    plaid: FakePlaid, user_id: str, *, mining_mode: items.MiningMode = items.MiningMode.GET, **options: Any
+) -> FakeItem:
     """An item created at the fake Plaid and saved as an ITEM row, as adding an item does."""
     fake = plaid.create_item(**options)
     now = datetime.now(UTC)
@@ -28,6 +30,7 @@ def link_fake_item(plaid: FakePlaid, user_id: str, **options: Any) -> FakeItem:
             created_at=now.isoformat(),
             main_account_id=fake.roles().get("checking"),
             link_accounts=items.link_accounts_from(list(fake.accounts.values())),
+            mining_mode=mining_mode,
         ),
         now,
     )

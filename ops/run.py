@@ -35,7 +35,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from ops import demo_balances
+from ops import demo_balances, demo_sync
 from ops.local_aws import apply_local_env, local_aws, local_aws_kind, reset
 
 if TYPE_CHECKING:
@@ -68,6 +68,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=APP_PORT, help="port for chalice local (default 8000)")
     parser.add_argument("--no-demo", action="store_true", help="start everything but link no demo item")
     parser.add_argument("--transactions", type=int, default=1500, help="transactions on the demo item (default 1500)")
+    parser.add_argument(
+        "--sync",
+        action="store_true",
+        help="link new items in /transactions/sync mode: the demo item is pulled by cursor, then kept current",
+    )
     parser.add_argument(
         "--fresh",
         action="store_true",
@@ -201,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
 
     timings = Timings.choose(args, os.environ)
     timings.apply(os.environ)
+    if args.sync:
+        os.environ.update(demo_sync.ENVIRONMENT)  # chalice local inherits it
     with ExitStack() as stack:
         started = stack.enter_context(local_aws(log_path=ROOT / ".moto.log"))
         say(describe_local_aws(started, os.environ["AWS_ENDPOINT_URL"], args.fresh))
@@ -236,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
 
         token = issuer.user_token(DEMO_USER)
         if not args.no_demo:
-            _demo(plaid, app_url, token, args.transactions, stop, timings)
+            _demo(plaid, app_url, token, args.transactions, stop, timings, sync=args.sync)
             for line in [] if stop.is_set() else demo_balances.report(app_url, token, DEMO_USER, peers.segment):
                 say(line)
         say(
@@ -279,7 +286,14 @@ def _start_runtime(stop: threading.Event, visibility_timeout: int | None) -> thr
 
 
 def _demo(
-    plaid: FakePlaid, app_url: str, token: str, transaction_count: int, stop: threading.Event, timings: Timings
+    plaid: FakePlaid,
+    app_url: str,
+    token: str,
+    transaction_count: int,
+    stop: threading.Event,
+    timings: Timings,
+    *,
+    sync: bool = False,
 ) -> None:
     """Link an item through the API, as a client would, then let Plaid announce its data."""
     import json
@@ -300,18 +314,30 @@ def _demo(
     delivery = plaid.send_webhook(f"{app_url}/v1/plaid", webhooks.transactions_update(fake.item_id, "INITIAL_UPDATE"))
     say(f"demo: fake Plaid sent a signed INITIAL_UPDATE; the app answered {delivery.status}")
     delay = "30" if timings.throttle_delay is None else str(timings.throttle_delay)
-    say(f"demo: mining (adding the item also queued a 180-day remine; throttled pages come {delay} s apart)")
-    last, quiet_since = -1, time.monotonic()
+    mode = "a pull by /transactions/sync, from no cursor" if sync else "a 180-day remine"
+    say(f"demo: mining (adding the item also queued {mode}; throttled pages come {delay} s apart)")
     quiet_for = 15 + int(delay)  # the next throttled page is at most one delay away
+    _wait_for_mining(stop, quiet_for)
+    if sync and not stop.is_set():
+        for line in demo_sync.report(DEMO_USER, fake, plaid) + demo_sync.announce_changes(plaid, fake, app_url):
+            say(f"demo: {line}")
+        _wait_for_mining(stop, quiet_for)
+        for line in demo_sync.report(DEMO_USER, fake, plaid):
+            say(f"demo: {line}")
+    if not stop.is_set():
+        _show_payday(app_url, token)
+    say("demo: done")
+
+
+def _wait_for_mining(stop: threading.Event, quiet_for: float) -> None:
+    """Print the refined count as it grows, until it has not changed for ``quiet_for`` seconds."""
+    last, quiet_since = -1, time.monotonic()
     while not stop.is_set() and time.monotonic() - quiet_since < quiet_for:
         count = _count_transactions(DEMO_USER)
         if count != last:
             say(f"demo: {count} transactions refined so far")
             last, quiet_since = count, time.monotonic()
         stop.wait(1.0)
-    if not stop.is_set():
-        _show_payday(app_url, token)
-    say("demo: done")
 
 
 def _show_payday(app_url: str, token: str) -> None:

@@ -58,6 +58,15 @@ def remine(user_id: str, item_id: str, webhook_code: str, now: datetime) -> dict
     return {"item_id": item_id, "webhook_code": webhook_code, "message_id": message.message_id}
 
 
+def set_mining_mode(user_id: str, item_id: str, mode: str) -> Item:
+    """Mine the item by ``/transactions/get`` (``GET``) or ``/transactions/sync`` (``SYNC``) from now on.
+
+    Idempotent. A switch to SYNC pulls from the item's committed cursor at its next webhook; an item
+    that never synced has none, so its first pull reads its whole history (upserts: no duplicates).
+    """
+    return items.set_mining_mode(user_id, item_id, items.MiningMode(mode))
+
+
 def remove_item(user_id: str, item_id: str, reason: str | None, *, is_override: bool, now: datetime) -> Item:
     """Disconnect the item (:func:`chalicelib.pipeline.removal.remove_item`); ``reason="MX"`` forces it.
 

@@ -132,6 +132,7 @@ def _link(
         source=items.ITEM_SOURCE_PREQUAL if purpose == "PREQUAL" else None,
         ttl=epoch(now + timedelta(days=get_settings().pending_item_ttl_days)) if pending else None,
         link_accounts=_link_accounts(item_id, access_token),
+        mining_mode=items.MiningMode(get_settings().new_item_mining_mode),
     )
     if not items.create_item(item, now):
         stored = items.get_item(user_id, item_id)

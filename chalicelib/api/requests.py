@@ -27,6 +27,8 @@ MAX_PAGE = 500
 DEFAULT_PAGE = 100
 MAX_SUMMARY_MONTHS = 24
 REMINE_CODES = ("DEFAULT_UPDATE", "INITIAL_UPDATE", "HISTORICAL_UPDATE")
+#: How an item's transactions are mined: /transactions/get windows or /transactions/sync cursors.
+MINING_MODES = ("GET", "SYNC")
 #: How an item is linked: a prequal or reactivation item expires unless persisted.
 PURPOSES = ("STANDARD", "PREQUAL", "REACTIVATION")
 REMOVAL_REASONS = ("MX",)
@@ -167,6 +169,10 @@ class RemineBody(Schema):
 
 class MainAccountBody(Schema):
     account_id = id_field(required=True)
+
+
+class MiningModeBody(Schema):
+    mode = fields.String(required=True, validate=validate.OneOf(MINING_MODES))
 
 
 class IdentityVerificationBody(Schema):

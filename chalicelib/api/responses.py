@@ -124,6 +124,7 @@ class ItemOut(Schema):
     source = fields.String(allow_none=True)
     removed_reason = fields.String(allow_none=True)
     expires_at = fields.Function(_expires_at)
+    mining_mode = fields.Function(lambda i: i.mining_mode.value)
 
 
 class AccountChangeOut(Schema):

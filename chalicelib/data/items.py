@@ -40,6 +40,13 @@ class ItemStatus(StrEnum):
     REMOVED = "REMOVED"
 
 
+class MiningMode(StrEnum):
+    """How the item's transactions are mined: ``/transactions/get`` windows, or ``/transactions/sync``."""
+
+    GET = "GET"
+    SYNC = "SYNC"
+
+
 ITEM_SOURCE_PREQUAL = "PREQUAL"
 REMOVED_REASON_MX = "MX"
 REMOVED_REASON_PREQUAL_EXPIRED = "item expired, user did not complete prequal"
@@ -101,10 +108,16 @@ class Item:
     link_accounts: frozenset[LinkAccount] | None = None
     #: When ``main_account_id`` was last changed through the API (None: never since linking).
     main_account_changed_at: str | None = None
+    #: ``/transactions/get`` (rows written before modes existed) or ``/transactions/sync`` (its cursors: SYNC row).
+    mining_mode: MiningMode = MiningMode.GET
 
     @property
     def is_prequal(self) -> bool:
         return self.source == ITEM_SOURCE_PREQUAL
+
+    @property
+    def mines_by_sync(self) -> bool:
+        return self.mining_mode is MiningMode.SYNC
 
 
 @dataclass(frozen=True)
@@ -171,6 +184,7 @@ def item_item(item: Item, now: datetime) -> dict[str, Any]:
         "item_replaced_by": item.replaced_by,
         "item_link_accounts": link_accounts_list(item.link_accounts),
         "main_account_changed_at": item.main_account_changed_at,
+        "item_mining_mode": item.mining_mode.value if item.mines_by_sync else None,
     }
     row.update({k: v for k, v in optional.items() if v not in (None, "", [])})
     return row
@@ -234,6 +248,7 @@ def from_item(row: Mapping[str, Any]) -> Item:
         replaced_by=row.get("item_replaced_by"),
         link_accounts=link_accounts_from(row.get("item_link_accounts")),
         main_account_changed_at=row.get("main_account_changed_at"),
+        mining_mode=MiningMode.SYNC if row.get("item_mining_mode") == MiningMode.SYNC.value else MiningMode.GET,
     )
 
 
@@ -380,6 +395,17 @@ def set_main_account(user_id: str, item_id: str, account_id: str, changed_at: da
         raise _why_refused(user_id, item_id, exc) from exc
     previous = response.get("Attributes", {}).get("main_account_id")
     return str(previous) if previous is not None else None
+
+
+def set_mining_mode(user_id: str, item_id: str, mode: MiningMode) -> Item:
+    """Mine the item by ``/transactions/get`` or ``/transactions/sync`` from its next webhook on.
+
+    ``GET`` removes the attribute (rows without it are GET). The sync cursors live on the item's
+    SYNC row (:mod:`chalicelib.data.sync_state`) and are kept, so switching back resumes from them.
+    """
+    return _update(
+        user_id, item_id, {"item_mining_mode": mode.value if mode is MiningMode.SYNC else None}, guard_removed=True
+    )
 
 
 def set_processor_tokens(user_id: str, item_id: str, tokens: Sequence[ProcessorToken]) -> Item:

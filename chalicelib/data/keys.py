@@ -63,6 +63,7 @@ LAYER = "LAYER"
 ITEM = "ITEM"
 LIABILITY = "LIABILITY"
 IDENTITY_VERIFICATION = "IDENTITY_VERIFICATION"
+SYNC = "SYNC"
 
 
 def transaction_key(txn_id: str) -> dict[str, str]:
@@ -232,6 +233,11 @@ def item_gsi_keys(user_id: str, item_id: str) -> dict[str, str]:
 
 def item_gsi_pk(item_id: str) -> str:
     return join("ITEMS", item_id)
+
+
+def sync_state_key(user_id: str, item_id: str) -> dict[str, str]:
+    """An item's ``/transactions/sync`` cursors and running loop (no GSI keys: read only by key)."""
+    return {"PK": users_pk(user_id), "SK": join("SYNC", item_id)}
 
 
 def liability_key(user_id: str, item_id: str, acct_id: str) -> dict[str, str]:

@@ -42,8 +42,8 @@ AUTH0_PREFIX = "auth0|"
 TRANSACTIONS = "TRANSACTIONS"
 HISTORICAL_UPDATE = "HISTORICAL_UPDATE"
 DEFAULT_UPDATE = "DEFAULT_UPDATE"
-#: Codes that count as a mine for the 24-hour rule.
-MINE_CODES = frozenset({"DEFAULT_UPDATE", "INITIAL_UPDATE", HISTORICAL_UPDATE})
+#: Codes that count as a mine for the 24-hour rule (a SYNC_UPDATES_AVAILABLE row is a sync item's pull).
+MINE_CODES = frozenset({"DEFAULT_UPDATE", "INITIAL_UPDATE", HISTORICAL_UPDATE, "SYNC_UPDATES_AVAILABLE"})
 RECENT_MINE = timedelta(hours=24)
 #: WEBHOOK_INFO retention: an item older than this may have lost its HISTORICAL_UPDATE row.
 YOUNG_ITEM = timedelta(days=30)

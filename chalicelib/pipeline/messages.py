@@ -14,7 +14,7 @@ import gzip
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
@@ -154,6 +154,40 @@ def parse_mine_request(body: str) -> MineRequest:
     return MineRequest(**_load(_MineRequestSchema(), _json(body, "mine request"), "mine request"))
 
 
+class _SyncRequestSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    item_id = fields.String(required=True, validate=validate.Length(min=1))
+    user_id = fields.String(required=True, validate=validate.Length(min=1))
+    loop_id = fields.String(required=True, validate=validate.Length(min=1, max=160))
+    page = fields.Integer(required=True, validate=validate.Range(min=0))
+
+
+@dataclass(frozen=True)
+class SyncRequest:
+    """The next page of a ``/transactions/sync`` loop; the cursor it reads is on the item's SYNC row."""
+
+    item_id: str
+    user_id: str
+    loop_id: str
+    page: int
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"item_id": self.item_id, "user_id": self.user_id, "loop_id": self.loop_id, "page": self.page},
+            separators=(",", ":"),
+        )
+
+
+def parse_throttle_message(body: str) -> MineRequest | SyncRequest:
+    """A throttle-queue message: a ``/transactions/get`` MineRequest, or a sync loop's page (it names a loop)."""
+    data = _json(body, "throttle message")
+    if isinstance(data, dict) and "loop_id" in data:
+        return SyncRequest(**_load(_SyncRequestSchema(), data, "sync request"))
+    return MineRequest(**_load(_MineRequestSchema(), data, "mine request"))
+
+
 # --- Kinesis page records --------------------------------------------------------------
 
 
@@ -167,6 +201,7 @@ class _PageRecordSchema(Schema):
     transactions = fields.Dict(load_default=None, allow_none=True)
     removed = fields.List(fields.String(), load_default=None, allow_none=True)
     last_page = fields.Boolean(required=True)
+    announce = fields.Boolean(load_default=False)
 
 
 @dataclass(frozen=True)
@@ -179,6 +214,9 @@ class PageRecord:
     last_page: bool
     transactions: dict[str, Any] | None = None
     removed: list[str] | None = None
+    #: On a mine's last record: earlier records of the mine stored transactions, so the batch is
+    #: announced even if this record has none (a sync loop's last page may hold only removals).
+    announce: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -191,6 +229,8 @@ class PageRecord:
             body["transactions"] = self.transactions
         if self.removed is not None:
             body["removed"] = self.removed
+        if self.announce:
+            body["announce"] = True
         return body
 
 
@@ -203,21 +243,22 @@ def encode_page_record(record: PageRecord) -> list[bytes]:
     removed = record.removed or []
     if len(txns) > 1:
         half = len(txns) // 2
-        first = _with_transactions(record, txns[:half], last_page=False)
-        second = _with_transactions(record, txns[half:], last_page=record.last_page)
+        # The record's removals stay with its second part: they apply after all of its transactions.
+        first = replace(_with_transactions(record, txns[:half]), last_page=False, removed=None, announce=False)
+        second = _with_transactions(record, txns[half:])
         return encode_page_record(first) + encode_page_record(second)
     if len(removed) > 1:
         half = len(removed) // 2
-        first = PageRecord(record.user_id, record.item_id, record.mine_id, False, None, removed[:half])
-        second = PageRecord(record.user_id, record.item_id, record.mine_id, record.last_page, None, removed[half:])
+        first = replace(record, last_page=False, removed=removed[:half], announce=False)
+        second = replace(record, removed=removed[half:])
         return encode_page_record(first) + encode_page_record(second)
     raise ValidationError(f"a single transaction of item {record.item_id} exceeds the Kinesis record limit")
 
 
-def _with_transactions(record: PageRecord, txns: list[Any], *, last_page: bool) -> PageRecord:
+def _with_transactions(record: PageRecord, txns: list[Any]) -> PageRecord:
     response = dict(record.transactions or {})
     response["transactions"] = txns
-    return PageRecord(record.user_id, record.item_id, record.mine_id, last_page, response)
+    return replace(record, transactions=response)
 
 
 def _compress(body: Mapping[str, Any]) -> bytes:
@@ -238,4 +279,5 @@ def decode_page_record(data: bytes) -> PageRecord:
         last_page=loaded["last_page"],
         transactions=loaded["transactions"],
         removed=loaded["removed"],
+        announce=loaded["announce"],
     )

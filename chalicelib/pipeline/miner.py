@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from chalicelib.data import items, webhook_info
 from chalicelib.data.ttl import utcnow
 from chalicelib.data.webhook_info import UpdateInfo, WebhookInfo, WebhookSource
-from chalicelib.pipeline import kyc, lifecycle, relink
+from chalicelib.pipeline import kyc, lifecycle, relink, sync_mining
 from chalicelib.pipeline.batches import DropMessageError
 from chalicelib.pipeline.messages import PageRecord, WebhookMessage, parse_webhook_message
 from chalicelib.pipeline.mining import ItemRef, mine_page, put_records
@@ -43,6 +43,10 @@ ALLOWED_ITEM_CODES = frozenset(
 #: TRANSACTIONS codes that mine, with their window in days.
 MINE_WINDOWS = {"DEFAULT_UPDATE": 14, "INITIAL_UPDATE": 30, "HISTORICAL_UPDATE": 180}
 TRANSACTIONS_REMOVED = "TRANSACTIONS_REMOVED"
+#: Plaid's "new changes since your cursor" (only for items that have called /transactions/sync).
+SYNC_UPDATES_AVAILABLE = "SYNC_UPDATES_AVAILABLE"
+#: TRANSACTIONS codes that pull from the committed cursor of an item mined by /transactions/sync.
+SYNC_PULL_CODES = frozenset({*MINE_WINDOWS, TRANSACTIONS_REMOVED, SYNC_UPDATES_AVAILABLE})
 #: Synthetic sources that announce a newly linked item.
 LINK_SOURCES = frozenset({WebhookSource.FROM_ADD_ITEM.value, WebhookSource.FROM_LAYER_STUB.value})
 #: Plaid errors that end a DEFAULT_UPDATE mine without retry.
@@ -60,7 +64,7 @@ def route_webhook(message: WebhookMessage, now: datetime) -> None:
         raise DropMessageError("unhandled_type", webhook_type=kind, webhook_code=code)
     if kind == ITEM and code not in ALLOWED_ITEM_CODES:
         raise DropMessageError("unhandled_item_code", webhook_code=code)
-    if kind == TRANSACTIONS and code not in MINE_WINDOWS and code != TRANSACTIONS_REMOVED:
+    if kind == TRANSACTIONS and code not in SYNC_PULL_CODES:
         raise DropMessageError("unhandled_transactions_code", webhook_code=code)
     if code == "WEBHOOK_UPDATE_ACKNOWLEDGED":
         return
@@ -74,6 +78,9 @@ def route_webhook(message: WebhookMessage, now: datetime) -> None:
         raise DropMessageError("item_not_found", item_id=message.item_id)
     if item.status == items.ItemStatus.REMOVED and message.source == WebhookSource.FROM_LISTENER:
         raise DropMessageError("listener_remine_of_removed_item", item_id=message.item_id)
+    if code == SYNC_UPDATES_AVAILABLE and not item.mines_by_sync:
+        # Its DEFAULT_UPDATE (sent alongside) mines the same changes by /transactions/get.
+        raise DropMessageError("sync_update_for_get_item", item_id=message.item_id)
     if message.source in LINK_SOURCES and item.status != items.ItemStatus.REMOVED:
         relink.retire_older_logins(item, is_override=bool(message.payload.get("is_override")), now=now)
     if not (kind == ITEM and code == lifecycle.USER_PERMISSION_REVOKED):
@@ -114,6 +121,8 @@ def refresh_item(item: items.Item) -> items.Item:
 
 def route_transactions(message: WebhookMessage, item: items.Item, now: datetime) -> UpdateInfo | None:
     code = message.webhook_code
+    if item.mines_by_sync:
+        return pull_by_sync(message, item, now)
     if code == TRANSACTIONS_REMOVED:
         removed = [str(t) for t in message.payload.get("removed_transactions") or []]
         put_records(PageRecord(item.user_id, item.item_id, message.message_id, True, None, removed))
@@ -130,6 +139,29 @@ def route_transactions(message: WebhookMessage, item: items.Item, now: datetime)
         total_transactions=outcome.total,
         accounts=tuple(str(a.get("account_id")) for a in outcome.accounts),
         institution_id=outcome.institution_id,
+    )
+
+
+def pull_by_sync(message: WebhookMessage, item: items.Item, now: datetime) -> UpdateInfo | None:
+    """Every TRANSACTIONS webhook of a sync item pulls from its committed cursor (:mod:`.sync_mining`).
+
+    A TRANSACTIONS_REMOVED still applies its own removals first: an item switched from
+    ``/transactions/get`` has its first sync without a cursor, which reports no removals, so a
+    transaction Plaid removed before that is removed only by this webhook. The WEBHOOK_INFO row
+    records the first page's updates (added, modified, removed) and accounts; a pull that joined
+    a running loop records none.
+    """
+    if message.webhook_code == TRANSACTIONS_REMOVED:
+        removed = [str(t) for t in message.payload.get("removed_transactions") or []]
+        if removed:
+            put_records(PageRecord(item.user_id, item.item_id, message.message_id, True, None, removed))
+    outcome = sync_mining.start_pull(ItemRef(item.user_id, item.item_id, item.access_token), message.message_id, now)
+    if outcome.action not in ("page", "committed"):
+        return None
+    return UpdateInfo(
+        total_transactions=outcome.updates,
+        accounts=tuple(str(a.get("account_id")) for a in outcome.accounts),
+        institution_id=item.institution_id,
     )
 
 

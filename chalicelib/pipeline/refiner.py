@@ -94,7 +94,7 @@ def _apply_page(record: PageRecord, now: datetime) -> RecordOutcome:
         send_message(get_settings().replay_feeder_queue, body)
     written = transactions.put_transaction_items(transactions.transaction_item(t, now) for t in live)
 
-    if record.last_page and page.transactions:
+    if record.last_page and (page.transactions or record.announce):
         publisher.new_txns_batch_completed(record.user_id, record.item_id, record.mine_id)
     if rows:  # last, so the insight service reads every row this record stored
         balance_updates.announce(record.user_id, BalanceUpdateSource.REFINER, item_id=record.item_id, now=now)

@@ -8,7 +8,7 @@ Why it looks like this:
   ``/accounts/balance/get`` gets a longer read timeout (Plaid: "occasionally up to 30 seconds").
 * urllib3's own retries are off: a retry policy belongs to the caller (SQS redelivery,
   throttle queue), not hidden inside one call where it multiplies the timeout.
-* The two big pages (``/transactions/get``, ``/institutions/get``) are read raw
+* The big pages (``/transactions/get``, ``/transactions/sync``, ``/institutions/get``) are read raw
   (``_preload_content=False``) and checked with marshmallow (:mod:`chalicelib.plaid.schemas`);
   the SDK's model parsing costs ~1.3 s of CPU per 500 transactions. Small responses keep the
   SDK's strict models and are converted back to JSON-shaped dicts.
@@ -32,7 +32,13 @@ from chalicelib.observability import logger
 from chalicelib.plaid.config import PLAID_VERSION, PlaidTimeouts
 from chalicelib.plaid.errors import PlaidError, PlaidInvalidInputError, PlaidResponseError
 from chalicelib.plaid.plain import post_json
-from chalicelib.plaid.schemas import INSTITUTIONS_PAGE, TRANSACTIONS_PAGE, flatten_errors, load_page
+from chalicelib.plaid.schemas import (
+    INSTITUTIONS_PAGE,
+    TRANSACTIONS_PAGE,
+    TRANSACTIONS_SYNC_PAGE,
+    flatten_errors,
+    load_page,
+)
 from chalicelib.plaid.translate import from_http_error, from_parse_error, from_transport_error
 from chalicelib.settings import Settings, get_settings
 
@@ -144,6 +150,33 @@ class PlaidClient:
             )
 
         return self._raw("/transactions/get", "transactions_get", build, TRANSACTIONS_PAGE)
+
+    def transactions_sync(
+        self, access_token: str, *, cursor: str | None = None, count: int = MAX_PAGE_SIZE
+    ) -> dict[str, Any]:
+        """One ``/transactions/sync`` page (hot path like :meth:`transactions_get`).
+
+        ``cursor`` None (or empty) asks for the Item's whole history. Returns
+        ``{transactions_update_status, accounts, added, modified, removed, next_cursor, has_more,
+        request_id}`` as Plaid sent it, with personal finance categories and original descriptions.
+        ``TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION`` raises
+        :class:`~chalicelib.plaid.errors.PlaidSyncMutationError`: restart the loop from its first cursor.
+        """
+        from plaid.model.transactions_sync_request import TransactionsSyncRequest
+        from plaid.model.transactions_sync_request_options import TransactionsSyncRequestOptions
+
+        def build() -> Any:
+            extra: dict[str, Any] = {"cursor": cursor} if cursor else {}
+            return TransactionsSyncRequest(
+                access_token=access_token,
+                count=count,
+                options=TransactionsSyncRequestOptions(
+                    include_original_description=True, include_personal_finance_category=True
+                ),
+                **extra,
+            )
+
+        return self._raw("/transactions/sync", "transactions_sync", build, TRANSACTIONS_SYNC_PAGE)
 
     def accounts_get(self, access_token: str, *, account_ids: Sequence[str] | None = None) -> dict[str, Any]:
         """``/accounts/get``: accounts with Plaid's cached balances."""

@@ -105,6 +105,11 @@ class PlaidItemNotFoundError(PlaidItemError):
     """``ITEM_NOT_FOUND``: the Item was removed at Plaid; removing it again is already done."""
 
 
+class PlaidSyncMutationError(PlaidError):
+    """``TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION``: the Item's data changed between two pages of a
+    ``/transactions/sync`` loop. Retrying this page cannot help; the whole loop restarts from its first cursor."""
+
+
 class PlaidInvalidInputError(PlaidError):
     """Plaid (or the SDK, before sending) rejected the request itself; retrying won't help."""
 

@@ -1,9 +1,9 @@
 """marshmallow schemas for the raw (un-modelled) Plaid pages on the hot path.
 
-The transactions and institutions pages skip the SDK's model parsing (1.3 s of CPU per
-500-transaction page) and are checked here instead. The rules mirror the SDK's strict
-models (plaid.md §1.4): a required key must be present even where its value may be null,
-amounts must be numbers (never strings), ``pending`` a real boolean, dates ISO strings.
+The transactions (``/transactions/get``, ``/transactions/sync``) and institutions pages skip the
+SDK's model parsing (1.3 s of CPU per 500-transaction page) and are checked here instead. The
+rules mirror the SDK's strict models (plaid.md §1.4): a required key must be present even where
+its value may be null, amounts must be numbers (never strings), ``pending`` a real boolean, dates ISO strings.
 Unknown keys pass through untouched, so the refiner sees everything Plaid sent, and the
 loaded data stays JSON-shaped (dates remain strings, numbers remain numbers).
 """
@@ -160,6 +160,24 @@ class TransactionsPageSchema(_PassThrough):
     request_id = fields.String(required=True)
 
 
+class RemovedTransactionSchema(_PassThrough):
+    transaction_id = fields.String(required=True, validate=validate.Length(min=1))
+    account_id = fields.String(required=True)
+
+
+class TransactionsSyncPageSchema(_PassThrough):
+    """One ``/transactions/sync`` page: net changes since the cursor, and where the next page starts."""
+
+    transactions_update_status = fields.String(required=True)
+    accounts = fields.List(fields.Nested(AccountSchema), required=True)
+    added = fields.List(fields.Nested(TransactionSchema), required=True)
+    modified = fields.List(fields.Nested(TransactionSchema), required=True)
+    removed = fields.List(fields.Nested(RemovedTransactionSchema), required=True)
+    next_cursor = fields.String(required=True)
+    has_more = StrictBoolean(required=True)
+    request_id = fields.String(required=True)
+
+
 class InstitutionSchema(_PassThrough):
     institution_id = fields.String(required=True, validate=validate.Length(min=1))
     name = fields.String(required=True)
@@ -183,6 +201,7 @@ class InstitutionsPageSchema(_PassThrough):
 
 
 TRANSACTIONS_PAGE = TransactionsPageSchema()
+TRANSACTIONS_SYNC_PAGE = TransactionsSyncPageSchema()
 INSTITUTIONS_PAGE = InstitutionsPageSchema()
 
 MAX_REPORTED_ERRORS = 20

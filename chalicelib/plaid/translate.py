@@ -24,9 +24,11 @@ from chalicelib.plaid.errors import (
     PlaidRateLimitError,
     PlaidResponseError,
     PlaidServerError,
+    PlaidSyncMutationError,
     PlaidTimeoutError,
 )
 
+SYNC_MUTATION_CODE = "TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION"
 _INVALID_INPUT_TYPES = frozenset({"INVALID_INPUT", "INVALID_REQUEST", "INVALID_RESULT"})
 _ITEM_ERROR_CLASSES: dict[str, type[PlaidItemError]] = {
     "PRODUCT_NOT_READY": PlaidProductNotReadyError,
@@ -71,6 +73,8 @@ def from_http_error(endpoint: str, status: int | None, body: Any) -> PlaidError:
 
 
 def _classify(error_type: str | None, error_code: str | None, status: int | None) -> type[PlaidError]:
+    if error_code == SYNC_MUTATION_CODE:
+        return PlaidSyncMutationError
     if error_type == "RATE_LIMIT_EXCEEDED" or status == 429:
         return PlaidRateLimitError
     if error_type == "ITEM_ERROR":

@@ -122,6 +122,7 @@ BODIES: dict[str, type[Schema]] = {
     "LayerItemsRequest": api_requests.LayerItemsBody,
     "RemineRequest": api_requests.RemineBody,
     "MainAccountRequest": api_requests.MainAccountBody,
+    "MiningModeRequest": api_requests.MiningModeBody,
     "SubmitIncomeVerificationRequest": insight_schemas.SubmitIncomeVerificationBody,
     "ReviewIncomeVerificationRequest": insight_schemas.ReviewIncomeVerificationBody,
     "IdentityVerificationRequest": api_requests.IdentityVerificationBody,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -227,6 +228,53 @@ def test_main_account_change_is_recorded_with_the_previous_account(
     # AND an account of no item of this user is a 404
     other = api.put(ITEM + "/main-account", path=path, json={"account_id": "not-an-account"})
     assert other.status_code == 404
+
+
+def test_the_mining_mode_is_switched_by_a_service_token_only(
+    api: Api, service_api: Api, fake_plaid: FakePlaid, user_id: str
+) -> None:
+    # GIVEN an item mined by /transactions/get
+    fake = link_item(fake_plaid, user_id, transaction_count=1, loans=False)
+    path = {"user_id": user_id, "item_id": fake.item_id}
+    assert api.get(ITEMS, path={"user_id": user_id}).json()["items"][0]["mining_mode"] == "GET"
+    # WHEN the user asks to switch it THEN it is refused: how items are mined is the service's choice
+    refused = api.put(ITEM + "/mining-mode", path=path, json={"mode": "SYNC"})
+    assert refused.status_code == 403 and error_code(refused) == "forbidden"
+    # WHEN a service token switches it (twice: idempotent)
+    first = service_api.put(ITEM + "/mining-mode", path=path, json={"mode": "SYNC"})
+    again = service_api.put(ITEM + "/mining-mode", path=path, json={"mode": "SYNC"})
+    # THEN the item is mined by /transactions/sync from its next webhook on
+    assert first.status_code == again.status_code == 200 and again.json()["mining_mode"] == "SYNC"
+    stored = items.get_item(user_id, fake.item_id)
+    assert stored is not None and stored.mining_mode is items.MiningMode.SYNC
+    # AND an unknown mode, an unknown item and a removed item are refused
+    assert service_api.put(ITEM + "/mining-mode", path=path, json={"mode": "sync2"}).status_code == 422
+    unknown = {"user_id": user_id, "item_id": "no-such-item"}
+    assert service_api.put(ITEM + "/mining-mode", path=unknown, json={"mode": "GET"}).status_code == 404
+    items.mark_removed(user_id, fake.item_id)
+    assert service_api.put(ITEM + "/mining-mode", path=path, json={"mode": "GET"}).status_code == 409
+
+
+def test_new_items_are_mined_in_the_configured_mode(
+    api: Api,
+    fake_plaid: FakePlaid,
+    runtime: EventRuntime,
+    user_id: str,
+    override_settings: Callable[..., None],
+) -> None:
+    # GIVEN the service links new items in sync mode
+    override_settings(NEW_ITEM_MINING_MODE="sync")
+    fake = fake_plaid.create_item(transaction_count=30, loans=False)
+    # WHEN an item is added and its first webhook mined
+    response = add(api, user_id, fake, main_account_id=fake.account_id("checking"))
+    assert response.status_code == 201 and response.json()["mining_mode"] == "SYNC"
+    runtime.drain(timeout=60)
+    # THEN it was read by /transactions/sync from no cursor, never by /transactions/get
+    syncs = [c for c in fake_plaid.calls("/transactions/sync") if c.body["access_token"] == fake.access_token]
+    gets = [c for c in fake_plaid.calls("/transactions/get") if c.body["access_token"] == fake.access_token]
+    assert len(syncs) == 1 and "cursor" not in syncs[0].body and gets == []
+    listed = api.get("/v1/users/{user_id}/transactions", path={"user_id": user_id}, params={"limit": 500}).json()
+    assert len(listed["transactions"]) == 30
 
 
 def test_change_check_answers_over_a_window(api: Api, fake_plaid: FakePlaid, user_id: str) -> None:

@@ -18,12 +18,14 @@ from chalicelib.data.items import (
     ItemNotFoundError,
     ItemRemovedError,
     ItemStatus,
+    MiningMode,
     PlaidItemState,
     ProcessorToken,
     add_processor_token,
     as_persisted,
     as_removed,
     create_item,
+    from_item,
     get_item,
     get_item_by_id,
     item_item,
@@ -80,6 +82,17 @@ def test_row_shape() -> None:
     assert row["ttl"] == 1_800_000_000
     assert "item_error_code" not in row
     assert "item_removed_reason" not in row
+
+
+def test_the_mining_mode_is_stored_only_for_sync_items() -> None:
+    # GIVEN an item of each mode WHEN their rows are built and read back
+    get_row = item_item(an_item("u1", "i1"), NOW)
+    sync_row = item_item(an_item("u1", "i2", mining_mode=MiningMode.SYNC), NOW)
+    # THEN only the sync item stores the attribute, and each reads back as it was
+    assert "item_mining_mode" not in get_row and sync_row["item_mining_mode"] == "SYNC"
+    assert (from_item(get_row).mining_mode, from_item(sync_row).mining_mode) == (MiningMode.GET, MiningMode.SYNC)
+    # AND a value the service never writes reads as GET rather than failing every read of the item
+    assert from_item({**sync_row, "item_mining_mode": "sync?"}).mining_mode is MiningMode.GET
 
 
 def test_secrets_stay_out_of_repr() -> None:

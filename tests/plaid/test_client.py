@@ -27,6 +27,7 @@ from chalicelib.plaid.errors import (
     PlaidRateLimitError,
     PlaidResponseError,
     PlaidServerError,
+    PlaidSyncMutationError,
     PlaidTimeoutError,
 )
 from chalicelib.plaid.translate import from_transport_error
@@ -86,6 +87,7 @@ def _calls(fake: FakePlaid, item: FakeItem) -> dict[str, Callable[[PlaidClient],
     return {
         "item_get": lambda c: c.item_get(item.access_token),
         "transactions_get": lambda c: c.transactions_get(item.access_token, *history(item), count=50),
+        "transactions_sync": lambda c: c.transactions_sync(item.access_token, count=50),
         "accounts_get": lambda c: c.accounts_get(item.access_token),
         "accounts_balance_get": lambda c: c.accounts_balance_get(item.access_token),
         "liabilities_get": lambda c: c.liabilities_get(item.access_token),
@@ -198,6 +200,70 @@ def test_transactions_page_is_passed_through_raw(client: PlaidClient, fake_plaid
     assert all(t["personal_finance_category"]["primary"] for t in page["transactions"])
     assert all(isinstance(t["original_description"], str) for t in page["transactions"])
     assert [a["account_id"] for a in page["accounts"]] == [item.account_id("checking")]
+
+
+def test_sync_pages_carry_every_change_once_and_raw(client: PlaidClient, fake_plaid: FakePlaid) -> None:
+    # GIVEN an Item with 1,200 transactions
+    item = new_item(fake_plaid, transaction_count=1200)
+    # WHEN its history is synced 500 at a time, following next_cursor while has_more
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = client.transactions_sync(item.access_token, cursor=cursor)
+        seen.extend(t["transaction_id"] for t in page["added"])
+        cursor = page["next_cursor"]
+        if not page["has_more"]:
+            break
+    # THEN every transaction came once, in three calls: the first without a cursor
+    assert len(seen) == len(set(seen)) == 1200
+    calls = fake_plaid.calls("/transactions/sync")
+    assert len(calls) == 3 and "cursor" not in calls[0].body and calls[1].body["cursor"]
+    assert calls[0].body["count"] == 500
+    assert calls[0].body["options"] == {"include_original_description": True, "include_personal_finance_category": True}
+    # AND the page is Plaid's JSON as sent (categories and descriptions included)
+    assert all(t["personal_finance_category"]["primary"] for t in page["added"])
+    assert all(isinstance(t["original_description"], str) for t in page["added"])
+    # AND with nothing new, the next sync is empty and hands back a cursor
+    quiet = client.transactions_sync(item.access_token, cursor=cursor)
+    assert (quiet["added"], quiet["modified"], quiet["removed"], quiet["has_more"]) == ([], [], [], False)
+
+
+def test_sync_mutation_is_its_own_typed_error(client: PlaidClient, fake_plaid: FakePlaid) -> None:
+    # GIVEN Plaid answers the mutation error for the next sync page
+    item = new_item(fake_plaid, transaction_count=5)
+    fake_plaid.fail("/transactions/sync", "TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION")
+    # WHEN the page is asked for THEN the error says to restart the loop, and is not retryable as such
+    with pytest.raises(PlaidSyncMutationError) as raised:
+        client.transactions_sync(item.access_token)
+    assert (raised.value.error_type, raised.value.status, raised.value.retryable) == ("TRANSACTIONS_ERROR", 400, False)
+    # AND a cursor of another Item is refused as invalid input
+    other = new_item(fake_plaid, transaction_count=5)
+    cursor = client.transactions_sync(other.access_token)["next_cursor"]
+    with pytest.raises(PlaidInvalidInputError) as refused:
+        client.transactions_sync(item.access_token, cursor=cursor)
+    assert refused.value.error_code == "INVALID_FIELD"
+
+
+def test_sync_page_that_breaks_the_contract_is_a_response_error(client: PlaidClient, fake_plaid: FakePlaid) -> None:
+    # GIVEN a sync page whose has_more is the string "false"
+    item = new_item(fake_plaid, transaction_count=5)
+    body = {
+        "transactions_update_status": "HISTORICAL_UPDATE_COMPLETE",
+        "accounts": [],
+        "added": [],
+        "modified": [],
+        "removed": [{"transaction_id": "t1"}],
+        "next_cursor": "c",
+        "has_more": "false",
+        "request_id": "req-9",
+    }
+    fake_plaid.respond("/transactions/sync", body)
+    # WHEN read THEN the schema refuses it with both problems named
+    with pytest.raises(PlaidResponseError) as raised:
+        client.transactions_sync(item.access_token)
+    errors = " ".join(raised.value.details["errors"])
+    assert "has_more" in errors and "removed.0.account_id" in errors
+    assert raised.value.request_id == "req-9"
 
 
 def test_link_token_asks_for_180_days_and_update_mode_sends_the_token(

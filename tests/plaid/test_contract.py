@@ -46,9 +46,12 @@ from plaid.model.sandbox_public_token_create_request_options import SandboxPubli
 from plaid.model.screening_status_updated_webhook import ScreeningStatusUpdatedWebhook
 from plaid.model.session_token_create_request import SessionTokenCreateRequest
 from plaid.model.session_token_create_request_user import SessionTokenCreateRequestUser
+from plaid.model.sync_updates_available_webhook import SyncUpdatesAvailableWebhook
 from plaid.model.transactions_get_request import TransactionsGetRequest
 from plaid.model.transactions_get_request_options import TransactionsGetRequestOptions
 from plaid.model.transactions_removed_webhook import TransactionsRemovedWebhook
+from plaid.model.transactions_sync_request import TransactionsSyncRequest
+from plaid.model.transactions_sync_request_options import TransactionsSyncRequestOptions
 from plaid.model.user_account_revoked_webhook import UserAccountRevokedWebhook
 from plaid.model.user_account_session_get_request import UserAccountSessionGetRequest
 from plaid.model.user_permission_revoked_webhook import UserPermissionRevokedWebhook
@@ -127,6 +130,58 @@ def call_transactions_get(sdk: Any, fake: FakePlaid) -> None:
         assert response.total_transactions == 700
         assert len(response.transactions) == min(count, 700 - offset)
         assert len(response.accounts) == 5
+
+
+def _sync(sdk: Any, access_token: str, cursor: str | None, count: int = 500) -> Any:
+    extra = {"cursor": cursor} if cursor else {}
+    return sdk.transactions_sync(
+        TransactionsSyncRequest(
+            access_token=access_token,
+            count=count,
+            options=TransactionsSyncRequestOptions(
+                include_original_description=True, include_personal_finance_category=True
+            ),
+            **extra,
+        ),
+        _request_timeout=TIMEOUT,
+    )
+
+
+def call_transactions_sync(sdk: Any, fake: FakePlaid) -> None:
+    # GIVEN an Item with 700 transactions (long texts, pending, linked and unofficial-currency rows)
+    item = new_item(fake, transaction_count=700, seed=2, long_text_length=300, unofficial_currency_every=150)
+    # WHEN its whole history is synced 300 at a time, every page parsed by the SDK
+    cursor, added, pages = None, 0, 0
+    while True:
+        response = _sync(sdk, item.access_token, cursor, count=300)
+        added += len(response.added)
+        pages += 1
+        cursor = response.next_cursor
+        if not response.has_more:
+            break
+    # THEN three pages add up to every transaction, and the cursor is Plaid-sized
+    assert (pages, added) == (3, 700)
+    assert response.transactions_update_status.value == "HISTORICAL_UPDATE_COMPLETE"
+    assert len(response.accounts) == 5 and len(cursor) <= 256
+    # AND after modifications, removals, posted pending rows and new ones, the next sync carries each kind
+    changed = fake.modify_transactions(item.access_token, count=2)
+    fake.remove_transactions(item.access_token, [fake.item(item.access_token).transactions[-1]["transaction_id"]])
+    fake.add_transactions(item.access_token, 3)
+    response = _sync(sdk, item.access_token, cursor)
+    assert {t.transaction_id for t in response.modified} == {t["transaction_id"] for t in changed}
+    assert len(response.added) == 3 and len(response.removed) == 1 and response.removed[0].account_id
+    # AND a change between two pages of a loop is refused with the mutation error (a 400 the SDK raises)
+    fake.add_transactions(item.access_token, 3)
+    first = _sync(sdk, item.access_token, response.next_cursor, count=2)
+    assert first.has_more
+    fake.add_transactions(item.access_token, 1)
+    with pytest.raises(plaid.ApiException) as raised:
+        _sync(sdk, item.access_token, first.next_cursor, 2)
+    assert json.loads(raised.value.body)["error_code"] == "TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION"
+    # AND before the first pull completes the answer is empty and NOT_READY, not an error
+    waiting = new_item(fake, transactions_ready=False)
+    empty = _sync(sdk, waiting.access_token, None)
+    assert (empty.added, empty.has_more, empty.transactions_update_status.value) == ([], False, "NOT_READY")
 
 
 def call_accounts_get(sdk: Any, fake: FakePlaid) -> None:
@@ -322,6 +377,7 @@ CONTRACT_CALLS: dict[str, Callable[[Any, FakePlaid], None]] = {
     "/item/public_token/exchange": call_item_public_token_exchange,
     "/sandbox/public_token/create": call_sandbox_public_token_create,
     "/transactions/get": call_transactions_get,
+    "/transactions/sync": call_transactions_sync,
     "/accounts/get": call_accounts_get,
     "/accounts/balance/get": call_accounts_balance_get,
     "/liabilities/get": call_liabilities_get,
@@ -364,6 +420,7 @@ def test_every_error_body_parses_as_the_sdk_plaid_error(code: str, sdk: Any) -> 
 WEBHOOK_CONTRACTS: list[tuple[dict[str, Any], type]] = [
     (webhooks.transactions_update("item-1", "DEFAULT_UPDATE", new_transactions=3), DefaultUpdateWebhook),
     (webhooks.transactions_removed("item-1", ["t1", "t2"]), TransactionsRemovedWebhook),
+    (webhooks.sync_updates_available("item-1"), SyncUpdatesAvailableWebhook),
     (webhooks.item_error("item-1"), ItemErrorWebhook),
     (webhooks.item_event("item-1", "LOGIN_REPAIRED"), ItemLoginRepairedWebhook),
     (webhooks.item_event("item-1", "USER_PERMISSION_REVOKED", error=None), UserPermissionRevokedWebhook),

@@ -30,6 +30,9 @@ def rows(*pairs: tuple[str, datetime]) -> list[PastWebhook]:
         ("recent INITIAL_UPDATE", rows(("INITIAL_UPDATE", ago(hours=23))), ago(days=1), Action.SKIP),
         ("recent HISTORICAL_UPDATE", rows(("HISTORICAL_UPDATE", ago(hours=1))), ago(days=1), Action.SKIP),
         ("exactly 24 hours ago", rows(("DEFAULT_UPDATE", ago(hours=24))), ago(days=90), Action.SKIP),
+        # a sync item's pull is a mine too
+        ("recent sync pull", rows(("SYNC_UPDATES_AVAILABLE", ago(hours=3))), ago(days=90), Action.SKIP),
+        ("stale sync pull", rows(("SYNC_UPDATES_AVAILABLE", ago(hours=25))), ago(days=90), Action.DEFAULT_UPDATE),
         # TRANSACTIONS_REMOVED is not a mine
         (
             "recent REMOVED only, young",

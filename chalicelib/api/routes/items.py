@@ -1,5 +1,5 @@
 """Items: Link tokens, adding from a public token, Plaid Layer, persist, remine, removal,
-main account, item history and the change check."""
+main account, mining mode, item history and the change check."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from chalice import Response
 from chalice.app import Request
 
 from chalicelib.api import item_changes, linking, requests, responses
+from chalicelib.api.errors import ForbiddenError
 from chalicelib.api.http import Call, ok
 from chalicelib.data import items
 from chalicelib.data.account_changes import ChangeType
@@ -79,6 +80,15 @@ def remine(request: Request, user_id: str, item_id: str) -> Response:
     call = Call.for_user(request, requests.ItemPath(), user_id=user_id, item_id=item_id)
     body = call.body(requests.RemineBody())
     return ok(item_changes.remine(call.user_id, call.path["item_id"], body["webhook_code"], utcnow()), status=202)
+
+
+def set_mining_mode(request: Request, user_id: str, item_id: str) -> Response:
+    """Switch how the item is mined; service tokens only (an operational choice, not the user's)."""
+    call = Call.for_user(request, requests.ItemPath(), user_id=user_id, item_id=item_id)
+    if not call.principal.is_service:
+        raise ForbiddenError("changing an item's mining mode needs a service token")
+    body = call.body(requests.MiningModeBody())
+    return ok(responses.ItemOut().dump(item_changes.set_mining_mode(call.user_id, call.path["item_id"], body["mode"])))
 
 
 def remove_item(request: Request, user_id: str, item_id: str) -> Response:

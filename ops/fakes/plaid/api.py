@@ -14,6 +14,7 @@ from typing import Any
 
 from ops.fakes.plaid.errors import FakeApiError
 from ops.fakes.plaid.state import FakeItem, FakeState, iso, now_utc
+from ops.fakes.plaid.sync import sync_page
 
 Handler = Callable[[FakeState, dict[str, Any]], dict[str, Any]]
 MAX_COUNT = 500
@@ -150,6 +151,55 @@ def transactions_get(state: FakeState, body: dict[str, Any]) -> dict[str, Any]:
             "transactions": page,
             "total_transactions": len(window),
             "item": item.item_json(),
+        }
+
+
+def transactions_sync(state: FakeState, body: dict[str, Any]) -> dict[str, Any]:
+    """Net changes since the cursor, ``count`` at a time (see :mod:`ops.fakes.plaid.sync`).
+
+    Before the Item's first pull completes Plaid answers empty arrays (``NOT_READY``) and
+    hands the cursor back unchanged, rather than an error.
+    """
+    item = _usable(state, body)
+    options = _options(body)
+    count = _int(body.get("count", DEFAULT_TRANSACTIONS_COUNT), "count", 1, MAX_COUNT)
+    cursor = body.get("cursor")
+    if cursor is not None and not isinstance(cursor, str):
+        raise _invalid("cursor must be a string")
+    if options.get("account_id") is not None:
+        raise _invalid("options.account_id is not supported by this fake")
+    with state.lock:
+        if not item.transactions_ready:
+            return {
+                "transactions_update_status": "NOT_READY",
+                "accounts": item.accounts_json(),
+                "added": [],
+                "modified": [],
+                "removed": [],
+                "next_cursor": cursor or "",
+                "has_more": False,
+            }
+        page = sync_page(item.changes, item.item_id, cursor, count)
+        by_id = {t["transaction_id"]: t for t in item.transactions}
+
+        def render(ids: list[str]) -> list[dict[str, Any]]:
+            return [
+                _render_transaction(
+                    by_id[t],
+                    original=bool(options.get("include_original_description")),
+                    pfc=bool(options.get("include_personal_finance_category", True)),
+                )
+                for t in ids
+            ]
+
+        return {
+            "transactions_update_status": "HISTORICAL_UPDATE_COMPLETE",
+            "accounts": item.accounts_json(),
+            "added": render(page.added),
+            "modified": render(page.modified),
+            "removed": [{"transaction_id": t, "account_id": item.changes.accounts[t]} for t in page.removed],
+            "next_cursor": page.next_cursor,
+            "has_more": page.has_more,
         }
 
 
@@ -322,6 +372,7 @@ ENDPOINTS: dict[str, Handler] = {
     "/item/public_token/exchange": item_public_token_exchange,
     "/sandbox/public_token/create": sandbox_public_token_create,
     "/transactions/get": transactions_get,
+    "/transactions/sync": transactions_sync,
     "/accounts/get": accounts_get,
     "/accounts/balance/get": accounts_balance_get,
     "/liabilities/get": liabilities_get,

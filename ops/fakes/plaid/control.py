@@ -14,6 +14,7 @@ POST     /__fake__/items/ready                   ``{access_token, ready}`` (fals
 POST     /__fake__/items/remove_transactions     ``{access_token, transaction_ids}`` -> ``{removed}``
 POST     /__fake__/items/add_transactions        ``{access_token, count}`` -> ``{added}``
 POST     /__fake__/items/post_pending            ``{access_token}`` -> ``{removed, posted}``
+POST     /__fake__/items/modify_transactions     ``{access_token, transaction_ids?, count?}`` -> ``{modified}``
 POST     /__fake__/faults                        ``{endpoint, error?, delay?, times?, access_token?, response?}``
 GET      /__fake__/faults                        ``{faults}``
 DELETE   /__fake__/faults                        clear every fault
@@ -123,6 +124,13 @@ def _post_pending(fake: FakePlaid, body: dict[str, Any], _: Query) -> Any:
     return {"removed": removed, "posted": [t["transaction_id"] for t in posted]}
 
 
+def _modify_transactions(fake: FakePlaid, body: dict[str, Any], _: Query) -> Any:
+    ids = body.get("transaction_ids")
+    chosen = list(ids) if ids is not None else None
+    modified = fake.modify_transactions(_token(body), chosen, count=int(body.get("count", 1)))
+    return {"modified": [t["transaction_id"] for t in modified]}
+
+
 def _add_fault(fake: FakePlaid, body: dict[str, Any], _: Query) -> Any:
     fault = Fault(
         endpoint=str(_field(body, "endpoint")),
@@ -215,6 +223,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "items/remove_transactions"): _remove_transactions,
     ("POST", "items/add_transactions"): _add_transactions,
     ("POST", "items/post_pending"): _post_pending,
+    ("POST", "items/modify_transactions"): _modify_transactions,
     ("POST", "faults"): _add_fault,
     ("GET", "faults"): _list_faults,
     ("DELETE", "faults"): _clear_faults,

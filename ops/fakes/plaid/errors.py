@@ -63,6 +63,8 @@ ERRORS: dict[str, ErrorSpec] = {
     "INVALID_BODY": ErrorSpec(400, "INVALID_REQUEST", "body could not be parsed as JSON"),
     "INVALID_IDENTITY_VERIFICATION_ID": ErrorSpec(400, "INVALID_INPUT", "identity verification not found"),
     "INVALID_WATCHLIST_SCREENING_ID": ErrorSpec(400, "INVALID_INPUT", "watchlist screening not found"),
+    "TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION": ErrorSpec(400, "TRANSACTIONS_ERROR", "underlying transaction "
+        "data changed since last page was fetched. please restart pagination from last update."),
 }
 # fmt: on
 

@@ -109,6 +109,11 @@ class FakePlaid(HttpFake):
     def post_pending(self, access_token: str) -> tuple[list[str], list[dict[str, Any]]]:
         return self.state.post_pending(access_token)
 
+    def modify_transactions(
+        self, access_token: str, transaction_ids: list[str] | None = None, *, count: int = 1
+    ) -> list[dict[str, Any]]:
+        return self.state.modify_transactions(access_token, transaction_ids, count=count)
+
     def create_identity_verification(self, client_user_id: str, **options: Any) -> dict[str, Any]:
         return self.state.create_identity_verification(client_user_id, **options)
 

@@ -29,6 +29,7 @@ from ops.fakes.plaid.generate import (
     seeded,
 )
 from ops.fakes.plaid.keys import SigningKey
+from ops.fakes.plaid.sync import ChangeLog
 
 DEFAULT_TRANSACTIONS = 400
 DEFAULT_HISTORY_DAYS = 730
@@ -73,6 +74,12 @@ class FakeItem:
     created_at: datetime = field(default_factory=now_utc)
     last_successful_update: datetime = field(default_factory=now_utc)
     last_webhook: tuple[datetime, str] | None = None
+    #: Every change to ``transactions``, for ``/transactions/sync``.
+    changes: ChangeLog = field(default_factory=ChangeLog)
+
+    def __post_init__(self) -> None:
+        if not self.changes.history:
+            self.changes = ChangeLog.starting_with(self.transactions)
 
     @property
     def account_ids(self) -> list[str]:
@@ -300,10 +307,11 @@ class FakeState:
         wanted = set(transaction_ids)
         with self.lock:
             item = self.items[access_token]
-            removed = [t["transaction_id"] for t in item.transactions if t["transaction_id"] in wanted]
+            gone = [t for t in item.transactions if t["transaction_id"] in wanted]
             item.transactions = [t for t in item.transactions if t["transaction_id"] not in wanted]
+            item.changes.record(gone=gone)
             item.last_successful_update = now_utc()
-        return removed
+        return [t["transaction_id"] for t in gone]
 
     def add_transactions(self, access_token: str, count: int) -> list[dict[str, Any]]:
         """``count`` new posted purchases dated today/yesterday (a DEFAULT_UPDATE's worth)."""
@@ -313,8 +321,26 @@ class FakeState:
             item.transactions = sorted(
                 item.transactions + new, key=lambda t: (t["date"], t["transaction_id"]), reverse=True
             )
+            item.changes.record(present=new)
             item.last_successful_update = now_utc()
         return copy.deepcopy(new)
+
+    def modify_transactions(
+        self, access_token: str, transaction_ids: list[str] | None = None, *, count: int = 1
+    ) -> list[dict[str, Any]]:
+        """Change transactions in place (a merchant's final amount, a corrected name): ``/transactions/sync``
+        reports them as ``modified``. Without ids, the ``count`` newest; returns the changed rows."""
+        with self.lock:
+            item = self.items[access_token]
+            wanted = set(transaction_ids) if transaction_ids is not None else None
+            chosen = [t for t in item.transactions if wanted is None or t["transaction_id"] in wanted]
+            chosen = chosen if wanted is not None else chosen[:count]
+            for txn in chosen:
+                txn["amount"] = round(txn["amount"] + 1.25, 2)
+                txn["name"] = f"{txn.get('name') or 'Purchase'} (adjusted)"
+            item.changes.record(present=chosen)
+            item.last_successful_update = now_utc()
+            return copy.deepcopy(chosen)
 
     def post_pending(self, access_token: str) -> tuple[list[str], list[dict[str, Any]]]:
         """Settle every pending transaction: the pending ids go away, posted copies link back to them."""
@@ -328,6 +354,7 @@ class FakeState:
                 key=lambda t: (t["date"], t["transaction_id"]),
                 reverse=True,
             )
+            item.changes.record(present=posted, gone=pending)
             item.last_successful_update = now_utc()
         return sorted(gone), copy.deepcopy(posted)
 

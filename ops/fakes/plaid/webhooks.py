@@ -48,6 +48,19 @@ def transactions_update(item_id: str, code: str = "DEFAULT_UPDATE", *, new_trans
     return _base("TRANSACTIONS", code, item_id=item_id, error=None, new_transactions=new_transactions)
 
 
+def sync_updates_available(
+    item_id: str, *, initial_update_complete: bool = True, historical_update_complete: bool = True
+) -> dict[str, Any]:
+    """TRANSACTIONS SYNC_UPDATES_AVAILABLE: changes wait behind the item's /transactions/sync cursor."""
+    return _base(
+        "TRANSACTIONS",
+        "SYNC_UPDATES_AVAILABLE",
+        item_id=item_id,
+        initial_update_complete=initial_update_complete,
+        historical_update_complete=historical_update_complete,
+    )
+
+
 def transactions_removed(item_id: str, removed_transactions: list[str]) -> dict[str, Any]:
     return _base(
         "TRANSACTIONS", "TRANSACTIONS_REMOVED", item_id=item_id, removed_transactions=removed_transactions, error=None

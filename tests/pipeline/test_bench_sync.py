@@ -1,0 +1,21 @@
+"""The mining benchmark runs both modes end to end and counts what sync adds."""
+
+from __future__ import annotations
+
+import pytest
+
+from ops.bench_sync import TRANSACTIONS, measure, report
+
+pytestmark = pytest.mark.integration
+
+
+def test_the_benchmark_mines_both_ways_and_sync_adds_only_its_cursor_writes(aws_endpoint: str) -> None:
+    # GIVEN the session's local AWS WHEN both modes mine 1,000 transactions
+    get, sync = measure()
+    # THEN each read two 500-transaction pages from Plaid
+    assert (get.transactions, get.plaid_calls, sync.plaid_calls) == (TRANSACTIONS, 2, 2)
+    # AND sync writes what /get writes plus its SYNC row: the loop's start, one advance, the commit
+    assert sync.writes - get.writes == 3
+    # AND the report prints both figures
+    lines = report(get, sync)
+    assert "/transactions/get:" in lines[1] and "/transactions/sync:" in lines[2]

@@ -7,14 +7,17 @@ an access token.
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 from aws_lambda_powertools.logging.types import PowertoolsLogRecord
-from aws_lambda_powertools.metrics import MetricUnit, single_metric
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 
 SERVICE = "txn"
 REDACTED = "[REDACTED]"
@@ -53,8 +56,20 @@ logger = Logger(service=SERVICE, logger_formatter=RedactingFormatter())
 metrics = Metrics(namespace=SERVICE, service=SERVICE)
 
 
-def count(name: str, value: int = 1, **tags: str) -> None:
-    """Emit one EMF count metric with its own dimensions (``result="retried"``...)."""
-    with single_metric(name=name, unit=MetricUnit.Count, value=value, namespace=SERVICE) as metric:
-        for key, tag in tags.items():
-            metric.add_dimension(name=key, value=tag)
+def count(name: str, value: int = 1, *, detail: Mapping[str, str] | None = None, **tags: str) -> None:
+    """Emit one EMF count metric, dimensioned by ``service`` and ``tags``.
+
+    ``detail`` adds a second, finer series of the same metric in the same log line (EMF's
+    dimension sets): ``count("txn.webhook.unauthorized", detail={"reason": r})`` publishes the
+    total, which an alarm can watch, and the count per reason, which a dashboard breaks down.
+    ``service`` is always set explicitly, so the published dimensions do not depend on whether
+    the process has ``POWERTOOLS_SERVICE_NAME`` (Lambda has; tests need not).
+    """
+    emf = AmazonCloudWatchEMFProvider(namespace=SERVICE, service=SERVICE)
+    emf.add_metric(name=name, unit=MetricUnit.Count, value=value)
+    emf.add_dimension(name="service", value=SERVICE)
+    for key, tag in tags.items():
+        emf.add_dimension(name=key, value=tag)
+    if detail:
+        emf.add_dimensions(service=SERVICE, **tags, **detail)
+    print(json.dumps(emf.serialize_metric_set(), separators=(",", ":")))

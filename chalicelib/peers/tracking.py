@@ -183,7 +183,7 @@ class SegmentTracker:
             error = SegmentError(f"segment track {event} failed: {type(exc).__name__}", retryable=True)
         else:
             error = SegmentError(f"segment track {event} failed: {type(exc).__name__}: {exc}")
-        count("peer.request.failed", peer=error.peer, status=str(error.status or "none"))
+        count("peer.request.failed", peer=error.peer, detail={"status": str(error.status or "none")})
         logger.warning("peer call failed", extra={"peer_error": error.describe()})
         return error
 

@@ -45,6 +45,10 @@ RETRYABLE_CLIENT_STATUSES = frozenset({408, 425, 429})
 PERMANENT_SERVER_STATUSES = frozenset({501, 505})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 USER_AGENT = "txn-service"
+#: Every logical call to a peer, and every one that failed (by HTTP status, ``none`` when no
+#: answer came): the alarms watch each peer's failure rate.
+SENT_METRIC = "peer.request.sent"
+FAILED_METRIC = "peer.request.failed"
 TOO_MANY_REQUESTS = 429
 
 E = TypeVar("E", bound=PeerServiceError)
@@ -174,6 +178,7 @@ class PeerTransport:
         idempotent = method in IDEMPOTENT_METHODS or "Idempotency-Key" in request_headers
         attempts = self.retry.max_attempts if idempotent else 1
         url = self.base_url + path
+        count(SENT_METRIC, peer=self.error_type.peer)
         for attempt in range(1, attempts + 1):
             last = attempt == attempts
             try:
@@ -221,7 +226,7 @@ class PeerTransport:
 
     def report(self, error: E) -> E:
         """Log and count ``error`` once (for clients that build their own error subclasses)."""
-        count("peer.request.failed", peer=error.peer, status=str(error.status or "none"))
+        count(FAILED_METRIC, peer=error.peer, detail={"status": str(error.status or "none")})
         logger.warning("peer call failed", extra={"peer_error": error.describe()})
         return error
 

@@ -168,7 +168,7 @@ def handle_sqs_event(event: Mapping[str, Any], now: datetime | None = None) -> d
                 "listener could not handle a login; it is not retried",
                 extra={"message_id": message_id, "error": str(exc), "error_class": type(exc).__name__},
             )
-            count(FAILED_METRIC, stage="message", error=type(exc).__name__)
+            count(FAILED_METRIC, stage="message", detail={"error": type(exc).__name__})
     return {"batchItemFailures": []}
 
 
@@ -199,7 +199,7 @@ def handle_message(body: str, now: datetime) -> list[ItemDecision]:
                 "listener could not handle an item; it is not retried",
                 extra={"user_id": item.user_id, "item_id": item.item_id, "error": str(exc)},
             )
-            count(FAILED_METRIC, stage="item", error=type(exc).__name__)
+            count(FAILED_METRIC, stage="item", detail={"error": type(exc).__name__})
     return decisions
 
 

@@ -30,6 +30,8 @@ from chalicelib.pipeline.refine import UnconvertibleRecordError, balance_day, re
 from chalicelib.settings import get_settings
 
 FAILED_METRIC = "txn.refiner.record.failed"
+#: TRANSACTION rows the refiner wrote (the dashboard's refined rows per second).
+WRITTEN_METRIC = "txn.refiner.transactions.written"
 #: Failures no retry can fix: the record is logged and skipped.
 UNFIXABLE = (ValidationError, UnconvertibleRecordError, InvalidRequestError)
 
@@ -93,6 +95,7 @@ def _apply_page(record: PageRecord, now: datetime) -> RecordOutcome:
         body = json.dumps({"user_id": record.user_id, "removed": sorted(dead)}, separators=(",", ":"))
         send_message(get_settings().replay_feeder_queue, body)
     written = transactions.put_transaction_items(transactions.transaction_item(t, now) for t in live)
+    count(WRITTEN_METRIC, written)
 
     if record.last_page and (page.transactions or record.announce):
         publisher.new_txns_batch_completed(record.user_id, record.item_id, record.mine_id)

@@ -26,11 +26,14 @@ re-link rule when a new link of the same login replaces an older item. Each call
 Every step is idempotent and the steps run again on every call, so a delivery that failed
 after any step finishes on redelivery with the same rows, peer calls and events as a clean
 run. Steps 2, 3 and 5 also run for an item some other path removed (they finish whatever that
-path left undone); step 4 runs only for the path whose removal it was.
+path left undone); step 4 runs only for the path whose removal it was. A step that fails is
+counted (``txn.item.removal.failed``, by step and cause) before its error reaches the caller.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -54,6 +57,7 @@ from chalicelib.plaid.errors import PlaidError, PlaidItemNotFoundError
 
 REVOKE_METRIC = "txn.item.revoke"
 REMOVED_METRIC = "txn.item.removed"
+STEP_FAILED_METRIC = "txn.item.removal.failed"
 #: Plaid's answers for a token it no longer knows: revoking it again can never succeed, nor is it needed.
 UNKNOWN_TOKEN_CODES = frozenset({"ITEM_NOT_FOUND", "INVALID_ACCESS_TOKEN"})
 #: How far back an item removed before instants were kept is searched for its change row.
@@ -129,37 +133,54 @@ def remove_item(item: Item, removal: Removal, now: datetime) -> RemovalOutcome:
     (never for an expiry), and whatever a step raised when it failed for a reason a retry
     may fix (DynamoDB, Plaid 5xx or 429, the Admin API, EventBridge).
     """
-    if removal.cause is RemovalCause.EXPIRED:
-        marked = _write_back(item, removal, now)
-        if marked is None:
-            logger.warning("expired item was linked again; left connected", extra=_context(item))
-            return RemovalOutcome(item, removed_now=False, owned=False, recreated=True)
-        stored, removed_now = marked
-    else:
-        stored, removed_now = items.mark_removed_once(
-            item.user_id,
-            item.item_id,
-            reason=removal.reason,
-            cause=removal.cause.value,
-            removed_at=now,
-            replaced_by=removal.replaced_by,
-        )
-    legacy = stored.removed_at is None
-    if legacy:  # removed before instants were kept: give it one so retries agree
-        stored = items.stamp_removed_at(stored.user_id, stored.item_id, now)
+    with _step("mark", removal):
+        if removal.cause is RemovalCause.EXPIRED:
+            marked = _write_back(item, removal, now)
+            if marked is None:
+                logger.warning("expired item was linked again; left connected", extra=_context(item))
+                return RemovalOutcome(item, removed_now=False, owned=False, recreated=True)
+            stored, removed_now = marked
+        else:
+            stored, removed_now = items.mark_removed_once(
+                item.user_id,
+                item.item_id,
+                reason=removal.reason,
+                cause=removal.cause.value,
+                removed_at=now,
+                replaced_by=removal.replaced_by,
+            )
+        legacy = stored.removed_at is None
+        if legacy:  # removed before instants were kept: give it one so retries agree
+            stored = items.stamp_removed_at(stored.user_id, stored.item_id, now)
     owned = stored.removed_cause == removal.cause.value and stored.replaced_by == removal.replaced_by
     if removed_now:
         count(REMOVED_METRIC, cause=removal.cause.value)
-    record_removal(stored, removal.is_override, legacy=legacy)
-    result = revoke(stored)
+    with _step("record", removal):
+        record_removal(stored, removal.is_override, legacy=legacy)
+    with _step("revoke", removal):
+        result = revoke(stored)
     if owned and removal.cause is RemovalCause.USER_PERMISSION_REVOKED:
-        _announce_permission_revoked(stored)
-    balance_updates.announce(stored.user_id, BalanceUpdateSource.ITEM_REMOVED, item_id=stored.item_id, now=now)
+        with _step("announce", removal):
+            _announce_permission_revoked(stored)
+    with _step("recount", removal):
+        balance_updates.announce(stored.user_id, BalanceUpdateSource.ITEM_REMOVED, item_id=stored.item_id, now=now)
     logger.info(
         "item removed",
         extra={**_context(stored), "cause": removal.cause.value, "removed_now": removed_now, "owned": owned},
     )
     return RemovalOutcome(stored, removed_now=removed_now, owned=owned, revoke=result)
+
+
+@contextmanager
+def _step(name: str, removal: Removal) -> Iterator[None]:
+    """Count a removal step that failed (not an item that is not there), then let it raise."""
+    try:
+        yield
+    except items.ItemNotFoundError:
+        raise
+    except Exception:
+        count(STEP_FAILED_METRIC, detail={"step": name, "cause": removal.cause.value})
+        raise
 
 
 def _write_back(item: Item, removal: Removal, now: datetime) -> tuple[Item, bool] | None:

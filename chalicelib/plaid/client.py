@@ -28,9 +28,15 @@ from typing import Any
 import urllib3.exceptions
 from marshmallow import Schema, ValidationError
 
-from chalicelib.observability import logger
+from chalicelib.observability import count, logger
 from chalicelib.plaid.config import PLAID_VERSION, PlaidTimeouts
-from chalicelib.plaid.errors import PlaidError, PlaidInvalidInputError, PlaidResponseError
+from chalicelib.plaid.errors import (
+    PlaidError,
+    PlaidInvalidInputError,
+    PlaidResponseError,
+    error_code_of,
+    error_family,
+)
 from chalicelib.plaid.plain import post_json
 from chalicelib.plaid.schemas import (
     INSTITUTIONS_PAGE,
@@ -43,6 +49,10 @@ from chalicelib.plaid.translate import from_http_error, from_parse_error, from_t
 from chalicelib.settings import Settings, get_settings
 
 MAX_PAGE_SIZE = 500
+#: Every call sent to Plaid, and every one that failed (by Plaid's error type, and its code):
+#: the alarms watch the failure rate of each type.
+SENT_METRIC = "plaid.request.sent"
+FAILED_METRIC = "plaid.request.failed"
 #: Transactions history asked for at link time: HISTORICAL_UPDATE covers 180 days.
 LINK_DAYS_REQUESTED = 180
 DEFAULT_CLIENT_NAME = "FloatMe"
@@ -311,6 +321,7 @@ class PlaidClient:
         call on a cold start and must not pay for importing the SDK.
         """
         endpoint = "/webhook_verification_key/get"
+        count(SENT_METRIC)
         try:
             answer = post_json(
                 self.base_url,
@@ -429,6 +440,7 @@ class PlaidClient:
         """Call the SDK method; HTTP and transport failures become typed errors."""
         from plaid.exceptions import ApiException
 
+        count(SENT_METRIC)
         try:
             return getattr(self._sdk(), method)(request, _request_timeout=self._timeout(read_timeout), **kwargs)
         except ApiException as exc:
@@ -485,8 +497,9 @@ class PlaidClient:
 
 
 def _logged(error: PlaidError) -> PlaidError:
-    """Log a failure once, with identifiers only (never the request, which holds the token)."""
+    """Log and count a failure once, with identifiers only (never the request, which holds the token)."""
     logger.warning("plaid call failed", extra={"plaid_error": error.describe()})
+    count(FAILED_METRIC, error_type=error_family(error), detail={"error_code": error_code_of(error)})
     return error
 
 

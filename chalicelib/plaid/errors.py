@@ -122,6 +122,35 @@ class PlaidResponseError(PlaidError):
         self.details: dict[str, Any] = dict(details or {})
 
 
+#: The family of a failure Plaid gave no ``error_type`` for, by the class the client chose.
+_FAMILY_BY_CLASS: tuple[tuple[type[PlaidError], str], ...] = (
+    (PlaidTimeoutError, "TIMEOUT"),
+    (PlaidConnectionError, "CONNECTION"),
+    (PlaidResponseError, "BAD_RESPONSE"),
+    (PlaidRateLimitError, "RATE_LIMIT_EXCEEDED"),
+    (PlaidServerError, "API_ERROR"),
+    (PlaidInvalidInputError, "INVALID_REQUEST"),
+)
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def error_family(error: PlaidError) -> str:
+    """Plaid's ``error_type`` of a failure, or the family of one Plaid did not describe.
+
+    A bounded set (Plaid's documented types plus TIMEOUT, CONNECTION, BAD_RESPONSE, OTHER):
+    it is a metric dimension the alarms watch.
+    """
+    if error.error_type and len(error.error_type) <= 64 and set(error.error_type) <= _WORD:
+        return error.error_type
+    return next((family for kind, family in _FAMILY_BY_CLASS if isinstance(error, kind)), "OTHER")
+
+
+def error_code_of(error: PlaidError) -> str:
+    """Plaid's ``error_code`` (``NONE`` when it sent none), bounded as a metric dimension."""
+    code = error.error_code
+    return code if code and len(code) <= 64 and set(code) <= _WORD else "NONE"
+
+
 # --- webhook verification ------------------------------------------------------------
 
 

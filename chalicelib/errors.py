@@ -37,6 +37,23 @@ class BadRequestBodyError(ValidationError):
     """
 
 
+class PayloadTooLargeError(ServiceError):
+    """A request body is larger than its receiver accepts; HTTP answers it with 413."""
+
+
+class RateLimitedError(ServiceError):
+    """The caller used up its allowance of a limited call; ``retry_after`` seconds until the next.
+
+    HTTP answers it with 429 and a ``Retry-After`` header.
+    """
+
+    retryable = True
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, retry_after)
+
+
 # --- data layer -----------------------------------------------------------------------
 
 

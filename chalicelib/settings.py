@@ -324,6 +324,9 @@ class Settings:
     sync_loop_stale_seconds: int = 3600
     #: Updates asked for per ``/transactions/sync`` page (Plaid allows 1..500).
     sync_page_size: int = 500
+    #: Live balance refreshes (billed by Plaid per call) a user may make per window.
+    balance_refresh_limit: int = 10
+    balance_refresh_window_seconds: int = 3600
 
     @property
     def is_prod(self) -> bool:
@@ -429,6 +432,8 @@ def _api_settings(stage: str) -> dict[str, Any]:
         "plaid_idv_template_id": _text("PLAID_IDV_TEMPLATE_ID", LOCAL_PLAID_IDV_TEMPLATE_ID),
         "plaid_webhook_url": _url("PLAID_WEBHOOK_URL", webhook_url) if webhook_url else None,
         "pending_item_ttl_days": _whole("PENDING_ITEM_TTL_DAYS", 7, minimum=1),
+        "balance_refresh_limit": _whole("BALANCE_REFRESH_LIMIT", 10, minimum=1),
+        "balance_refresh_window_seconds": _whole("BALANCE_REFRESH_WINDOW_SECONDS", 3600, minimum=1),
     }
 
 

@@ -22,6 +22,8 @@ from chalicelib.errors import (
     ConditionFailedError,
     ContentionError,
     NotFoundError,
+    PayloadTooLargeError,
+    RateLimitedError,
     ServiceError,
     ThrottledError,
     TransientAWSError,
@@ -62,6 +64,8 @@ STATUS_BY_ERROR: tuple[tuple[type[BaseException], int, str], ...] = (
     (WebhookUnauthorizedError, 401, "unauthorized"),
     (WebhookVerificationUnavailableError, 500, "verification_unavailable"),
     (WebhookNotQueuedError, 500, "webhook_not_queued"),
+    (PayloadTooLargeError, 413, "payload_too_large"),
+    (RateLimitedError, 429, "rate_limited"),
     (UnauthorizedError, 401, "unauthorized"),
     (ForbiddenError, 403, "forbidden"),
     (BadRequestBodyError, 422, "unprocessable_entity"),
@@ -99,12 +103,20 @@ def error_response(
 def to_response(exc: BaseException) -> Response:
     for error_type, status, code in STATUS_BY_ERROR:
         if isinstance(exc, error_type):
-            extra = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+            extra = _headers_for(exc, status)
             message = str(exc) if status < 500 else code.replace("_", " ")
             details = exc.details if isinstance(exc, ValidationError) else None
             return error_response(status, code, message, extra, details)
     logger.exception("unhandled error in a view", extra={"error_class": type(exc).__name__})
     return error_response(500, "internal_error", "internal error")
+
+
+def _headers_for(exc: BaseException, status: int) -> dict[str, str] | None:
+    if status == 401:
+        return {"WWW-Authenticate": "Bearer"}
+    if isinstance(exc, RateLimitedError):
+        return {"Retry-After": str(exc.retry_after)}
+    return None
 
 
 #: Chalice's own error codes (``{"Code": ..., "Message": ...}``) in the service's words.

@@ -225,6 +225,13 @@ def users_pk(user_id: str) -> str:
 
 
 ITEMS_SK_PREFIX = "ITEMS" + SEP
+#: Entity of a per-user allowance counter (one row per user, limited call and window).
+RATE_LIMIT = "RATE_LIMIT"
+
+
+def rate_limit_key(user_id: str, call: str, window_start: int) -> dict[str, str]:
+    """The counter of ``user_id``'s ``call``s in the window starting at ``window_start`` (epoch seconds)."""
+    return {"PK": users_pk(user_id), "SK": join("RATE_LIMIT", call, str(window_start))}
 
 
 def item_gsi_keys(user_id: str, item_id: str) -> dict[str, str]:

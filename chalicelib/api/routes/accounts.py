@@ -8,8 +8,9 @@ from chalice.app import Request
 from chalicelib.api import requests, responses
 from chalicelib.api.balance_refresh import refresh_balances, seed_qa_balances
 from chalicelib.api.http import Call, ok
-from chalicelib.data import accounts, balances, items
+from chalicelib.data import accounts, balances, items, rate_limits
 from chalicelib.data.ttl import utcnow
+from chalicelib.settings import get_settings
 
 
 def list_accounts(request: Request, user_id: str) -> Response:
@@ -38,10 +39,20 @@ def _of_removed_item(user_id: str, account_id: str) -> bool:
 
 
 def refresh(request: Request, user_id: str) -> Response:
-    """Balances from Plaid now; rewrites ACCOUNT rows and today's BALANCE rows."""
+    """Balances from Plaid now; rewrites ACCOUNT rows and today's BALANCE rows.
+
+    Plaid bills every live balance call, so each user has an allowance per window
+    (``BALANCE_REFRESH_LIMIT`` per ``BALANCE_REFRESH_WINDOW_SECONDS``): past it, 429 with
+    ``Retry-After`` until the window ends. A request refused before this point (auth, body)
+    takes nothing from it.
+    """
     call = Call.for_user(request, requests.UserPath(), user_id=user_id)
     body = call.body(requests.RefreshBody())
-    result = refresh_balances(call.user_id, body["item_id"], utcnow())
+    now = utcnow()
+    settings = get_settings()
+    allowance = rate_limits.Allowance(settings.balance_refresh_limit, settings.balance_refresh_window_seconds)
+    rate_limits.take(call.user_id, rate_limits.BALANCE_REFRESH, allowance, now)
+    result = refresh_balances(call.user_id, body["item_id"], now)
     return ok({**responses.accounts_body(result.accounts), "failed_items": result.failed_items})
 
 

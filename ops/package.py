@@ -50,6 +50,15 @@ def app_name(project_dir: Path = ROOT) -> str:
     return str(chalice_config(project_dir)["app_name"])
 
 
+def api_gateway_stage(stage: str, project_dir: Path = ROOT) -> str:
+    """The API Gateway stage Chalice deploys ``stage``'s routes to (``api_gateway_stage``, default ``api``)."""
+    from chalicelib.infra.cloudformation import DEFAULT_API_STAGE
+
+    config = chalice_config(project_dir)
+    stage_config = config["stages"].get(stage, {})
+    return str(stage_config.get("api_gateway_stage") or config.get("api_gateway_stage") or DEFAULT_API_STAGE)
+
+
 def secret_parameters(stage: str, project_dir: Path = ROOT) -> dict[str, str]:
     """Secret variable -> SSM parameter name, from the stage's ``<NAME>_PARAMETER`` variables."""
     config = chalice_config(project_dir)
@@ -131,7 +140,7 @@ def write_merge_template(out: Path, stage: str, project_dir: Path = ROOT) -> Pat
     parameters = list(secret_parameters(stage, project_dir).values())
     with stage_environment(stage, project_dir):
         infra, app = declare(), load_app(project_dir)
-        template = merge_template(infra, app, parameters)
+        template = merge_template(infra, app, parameters, api_gateway_stage(stage, project_dir))
         for function in unregistered_consumers(infra, app):
             print(f"warning: consumer {function} is declared but app.py registers no handler for it", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)

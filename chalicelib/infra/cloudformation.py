@@ -43,6 +43,8 @@ from chalicelib.infra.declaration import (
     Table,
     TableAccess,
 )
+from chalicelib.infra.monitoring import Monitoring, declare_monitoring
+from chalicelib.infra.monitoring_template import monitoring_template
 
 #: Lambda's name for "the handler returns batchItemFailures".
 PARTIAL_BATCH_RESPONSE = ["ReportBatchItemFailures"]
@@ -56,6 +58,9 @@ EXTERNAL_TABLES_CONDITION = "ExternalTablesRequested"
 SERVICE_POLICY = "ServicePolicy"
 #: Suffix of the parameter naming an externally created bus (``Auth0EventBus`` -> ``Auth0EventBusName``).
 BUS_PARAMETER_SUFFIX = "Name"
+
+#: Chalice's API Gateway stage when its config names none (``api_gateway_stage``).
+DEFAULT_API_STAGE = "api"
 
 _PARTITION_REGION_ACCOUNT = "arn:${AWS::Partition}:%s:${AWS::Region}:${AWS::AccountId}:%s"
 
@@ -518,9 +523,14 @@ _KINDS: dict[type[BaseEventSourceConfig], tuple[str, type[Any]]] = {
 _SELF_CONTAINED = (ScheduledEventConfig,)
 
 
+#: Chalice's name for the Lambda function serving the routes, and its logical id in the package.
+API_HANDLER = "api_handler"
+API_HANDLER_LOGICAL_ID = "APIHandler"
+
+
 def function_logical_id(function: str) -> str:
     """Chalice's logical id for the Lambda function named ``function``."""
-    return to_cfn_resource_name(function)
+    return API_HANDLER_LOGICAL_ID if function == API_HANDLER else to_cfn_resource_name(function)
 
 
 def event_source_logical_id(function: str, kind: str) -> str:
@@ -644,10 +654,33 @@ def role_overrides(app: Chalice) -> dict[str, Any]:
 # --- the whole document ---------------------------------------------------------------
 
 
-def merge_template(infra: Infrastructure, app: Chalice, secret_parameters: Sequence[str] = ()) -> dict[str, Any]:
-    """The document for ``chalice package --merge-template`` for ``app`` at ``infra``'s stage."""
+def app_monitoring(infra: Infrastructure, app: Chalice, api_stage: str = DEFAULT_API_STAGE) -> Monitoring:
+    """The alarms, dashboard and limits of ``app`` at ``infra``'s stage (every function of the app watched)."""
+    functions = {name: function_logical_id(name) for name in lambda_function_names(app)}
+    return declare_monitoring(infra, functions, api_name=f"{app.app_name}-{infra.stage}", api_stage=api_stage)
+
+
+def merge_template(
+    infra: Infrastructure,
+    app: Chalice,
+    secret_parameters: Sequence[str] = (),
+    api_stage: str = DEFAULT_API_STAGE,
+) -> dict[str, Any]:
+    """The document for ``chalice package --merge-template`` for ``app`` at ``infra``'s stage.
+
+    ``api_stage`` is the API Gateway stage Chalice deploys the routes to (its config's
+    ``api_gateway_stage``), as the API's metrics name it.
+    """
     template = resources_template(infra)
+    monitoring = monitoring_template(app_monitoring(infra, app, api_stage), with_rest_api=bool(app.routes))
+    template["Parameters"].update(monitoring["Parameters"])
+    if monitoring["Conditions"]:
+        template.setdefault("Conditions", {}).update(monitoring["Conditions"])
     resources = template["Resources"]
+    for logical_id, resource in monitoring["Resources"].items():
+        if logical_id in resources:
+            raise ConfigurationError(f"{logical_id} is both a declared resource and a monitoring resource")
+        resources[logical_id] = resource
     resources[SERVICE_POLICY] = {
         "Type": "AWS::IAM::ManagedPolicy",
         "Properties": {

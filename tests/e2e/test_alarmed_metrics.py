@@ -1,0 +1,316 @@
+"""Every metric an alarm or the dashboard reads is emitted by the code, under that name and dimensions.
+
+An alarm on a metric nobody emits never fires. So the handlers run here, through the app
+(Chalice's test client, with the Lambda environment of ``.chalice/config.json``) and their own
+entry points, on their ordinary paths and on their failure paths: failures are injected only
+at the boundaries (the fake Plaid's and fake Pave's error injection, a botocore hook on the one
+client factory's clients, a lock held by another holder), never by patching the code under
+test. Their EMF output is collected, and each metric the monitoring declaration reads must
+appear in it with exactly the dimensions the alarm or widget names.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, redirect_stdout
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chalice.test import Client
+
+from chalicelib.aws import clients
+from chalicelib.data.ttl import iso_timestamp, utcnow
+from chalicelib.infra import cloudformation as cfn
+from chalicelib.infra.declaration import declare
+from chalicelib.infra.monitoring import Metric, Monitoring, Ref, Search
+from chalicelib.insight import balance_tracker
+from chalicelib.insight.balance_updates import BalanceUpdate, BalanceUpdateSource
+from chalicelib.insight.data.keys import balance_alert_lock_key
+from chalicelib.insight.locker import Locker
+from chalicelib.peers.pave import PaveError, pave_from
+from chalicelib.pipeline.intake import MAX_BODY_BYTES
+from chalicelib.pipeline.messages import WebhookMessage
+from chalicelib.plaid.client import reset_plaid
+from ops.fakes.pave import FakePave
+from ops.fakes.peers import FakePeers
+from ops.fakes.plaid import FakePlaid
+from tests.e2e.conftest import link_item
+from tests.e2e.test_intake import queued_bodies
+from tests.e2e.test_listener import login_detail
+from tests.factories import (
+    kinesis_event,
+    kinesis_inputs,
+    page_record,
+    plaid_account,
+    plaid_transaction,
+    sqs_event,
+    transactions_response,
+    uid,
+)
+from tests.faults import aws_fault
+from tests.insight.balances import balances, seed_user, sqs_record
+from tests.plaid.factories import closed_port
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+EmfDocument = dict[str, Any]
+
+
+def monitoring() -> Monitoring:
+    import app as app_module
+
+    return cfn.app_monitoring(declare(), app_module.app)
+
+
+# --- running the handlers -------------------------------------------------------------------
+
+
+class Handlers:
+    """The app's handlers as Lambda runs them (Chalice's test client, the stage's environment)."""
+
+    def __init__(self, client: Client, fake_plaid: FakePlaid) -> None:
+        self.client = client
+        self.plaid = fake_plaid
+
+    def post_webhook(self, body: bytes, token: str | None = None) -> int:
+        headers = {"Content-Type": "application/json"}
+        if token is not None:
+            headers["Plaid-Verification"] = token
+        return int(self.client.http.post("/v1/plaid", headers=headers, body=body).status_code)
+
+    def signed_webhook(self, payload: Mapping[str, Any]) -> int:
+        body = json.dumps(payload).encode()
+        return self.post_webhook(body, self.plaid.current_key.sign(body))
+
+    def mine(self, payload: Mapping[str, Any]) -> Any:
+        message = WebhookMessage(uid("msg"), "PLAID", iso_timestamp(utcnow()), dict(payload))
+        return self.client.lambda_.invoke("mine_webhooks", sqs_event([message.to_json()])).payload
+
+    def refine(self, *records: Any) -> Any:
+        return self.client.lambda_.invoke("refine_transactions", kinesis_event(kinesis_inputs(*records))).payload
+
+    def login(self, user_id: str) -> Any:
+        envelope = {"id": uid("evt"), "time": utcnow().isoformat(), "detail": login_detail(f"auth0|{user_id}")}
+        return self.client.lambda_.invoke("listen_auth0", sqs_event([json.dumps(envelope)])).payload
+
+
+@contextmanager
+def unnamed_failure(service: str, operation: str) -> Iterator[None]:
+    """The factory's ``service`` client raises an error nothing in the service names (a dependency's bug)."""
+
+    def fail(**_: Any) -> None:
+        raise RuntimeError("injected: an error no handler names")
+
+    events = clients.client(service).meta.events
+    event_name = f"before-parameter-build.{service}.{operation}"
+    events.register(event_name, fail)
+    try:
+        yield
+    finally:
+        events.unregister(event_name, fail)
+
+
+def transactions_webhook(item_id: str) -> dict[str, Any]:
+    return {"webhook_type": "TRANSACTIONS", "webhook_code": "DEFAULT_UPDATE", "item_id": item_id, "new_transactions": 1}
+
+
+def run_intake(handlers: Handlers, plaid: FakePlaid) -> None:
+    payload = {"webhook_type": "TRANSACTIONS", "webhook_code": "DEFAULT_UPDATE", "item_id": uid("item")}
+    assert handlers.signed_webhook(payload) == 200
+    body = json.dumps(payload).encode()
+    assert handlers.post_webhook(body, plaid.current_key.sign(body + b" ")) == 401
+    assert handlers.post_webhook(b"{" + b" " * MAX_BODY_BYTES + b"}", "token") == 413
+    with aws_fault("sqs", "SendMessage", code="InternalError"):
+        assert handlers.signed_webhook(payload) == 500
+    with unnamed_failure("sqs", "SendMessage"):
+        assert handlers.signed_webhook(payload) == 500
+    # Plaid rotated to a key the app has not seen, and its key endpoint is down
+    plaid.rotate_key()
+    plaid.fail("/webhook_verification_key/get", "INTERNAL_SERVER_ERROR", times=None)
+    try:
+        assert handlers.signed_webhook(payload) == 500
+    finally:
+        plaid.clear_faults()
+    queued_bodies()
+
+
+def run_refiner(handlers: Handlers, user_id: str) -> None:
+    account = plaid_account()
+    page = page_record(
+        user_id, uid("item"), transactions_response([account], [plaid_transaction(account["account_id"])])
+    )
+    assert handlers.refine(b"not a page record", page) == {"batchItemFailures": []}
+    with aws_fault("dynamodb", "BatchWriteItem", code="InternalServerError", times=50):
+        assert handlers.refine(page)["batchItemFailures"]
+
+
+def run_listener(handlers: Handlers, plaid: FakePlaid, user_id: str, settings_tables: Mapping[str, str]) -> None:
+    link_item(plaid, user_id, transaction_count=1, loans=False)
+    with aws_fault("dynamodb", "Query", when=lambda p: p.get("TableName") == settings_tables["transactions"], times=9):
+        assert handlers.login(user_id) == {"batchItemFailures": []}
+    with aws_fault("dynamodb", "Query", when=lambda p: p.get("TableName") == settings_tables["plaid"], times=9):
+        assert handlers.login(user_id) == {"batchItemFailures": []}
+
+
+def run_removal(handlers: Handlers, plaid: FakePlaid, peers: FakePeers, user_id: str) -> None:
+    peers.user_service.add_user(user_id)
+    fake = link_item(plaid, user_id, transaction_count=1, loans=False)
+    revoked = {"webhook_type": "ITEM", "webhook_code": "USER_PERMISSION_REVOKED", "item_id": fake.item_id}
+    plaid.fail("/item/remove", "INTERNAL_SERVER_ERROR", access_token=fake.access_token)
+    try:
+        assert handlers.mine(revoked)["batchItemFailures"]
+    finally:
+        plaid.clear_faults()
+
+
+def run_plaid_failures(
+    handlers: Handlers, plaid: FakePlaid, user_id: str, override_settings: Callable[..., None]
+) -> None:
+    fake = link_item(plaid, user_id, transaction_count=1, loans=False)
+    webhook = transactions_webhook(fake.item_id)
+    for error in ("INVALID_API_KEYS", "RATE_LIMIT_EXCEEDED", "INVALID_FIELD", "PLANNED_MAINTENANCE"):
+        plaid.fail("/item/get", error, access_token=fake.access_token)
+        handlers.mine(webhook)
+    plaid.respond("/item/get", "<html>not Plaid</html>", access_token=fake.access_token)
+    handlers.mine(webhook)
+    plaid.clear_faults()
+    # Plaid answers too slowly, then cannot be reached at all
+    override_settings(PLAID_TIMEOUT_SECONDS="0.2")
+    reset_plaid()
+    plaid.delay("/item/get", 1.0, access_token=fake.access_token)
+    handlers.mine(webhook)
+    override_settings(PLAID_BASE_URL=f"http://127.0.0.1:{closed_port()}")
+    reset_plaid()
+    handlers.mine(webhook)
+    plaid.clear_faults()
+
+
+def run_pave_failures() -> None:
+    with FakePave() as pave:
+        client = pave_from(pave.config(max_attempts=1, max_retry_after_seconds=0.0))
+        for status in (500, 502, 503, 504, 429, 401, 403):
+            pave.fail_next(status=status)
+            with pytest.raises(PaveError):
+                client.insights(uid("user"))
+        unreachable = pave_from(pave.config(base_url=f"http://127.0.0.1:{closed_port()}/v1", max_attempts=1))
+        with pytest.raises(PaveError):
+            unreachable.insights(uid("user"))
+
+
+def run_lock_contention() -> None:
+    # GIVEN a user under their low-balance threshold whose alert lock another holder keeps
+    user = seed_user(uid("user"), checking=balances(100), threshold_dollars=50)
+    Locker(busy_wait=timedelta(0)).acquire(balance_alert_lock_key(user.user_id))
+    body = BalanceUpdate(user.user_id, BalanceUpdateSource.REFINER, iso_timestamp(utcnow())).to_json()
+    result = balance_tracker.handle_balance_updates([sqs_record(body)], locker=Locker(busy_wait=timedelta(0)))
+    assert result["batchItemFailures"]
+
+
+def emf_documents(output: str) -> list[EmfDocument]:
+    documents = []
+    for line in output.splitlines():
+        if line.startswith("{") and '"_aws"' in line:
+            documents.append(json.loads(line))
+    return documents
+
+
+@pytest.fixture(scope="module")
+def emitted(stack_env: dict[str, Any], fake_plaid: FakePlaid, fake_peers: FakePeers) -> list[EmfDocument]:
+    """The EMF documents the handlers printed on every path above."""
+    import app as app_module
+    from chalicelib.settings import get_settings
+
+    mp = pytest.MonkeyPatch()
+
+    def override_settings(**env: str) -> None:
+        from tests.conftest import _reset_process_state
+
+        for key, value in env.items():
+            mp.setenv(key, value)
+        _reset_process_state()
+
+    settings = get_settings()
+    tables = {"transactions": settings.transactions_table, "plaid": settings.plaid_table}
+    output = io.StringIO()
+    try:
+        with redirect_stdout(output), Client(app_module.app, stage_name="dev", project_dir=str(ROOT)) as client:
+            handlers = Handlers(client, fake_plaid)
+            run_intake(handlers, fake_plaid)
+            run_refiner(handlers, uid("user"))
+            run_listener(handlers, fake_plaid, uid("user"), tables)
+            run_removal(handlers, fake_plaid, fake_peers, uid("user"))
+            run_pave_failures()
+            run_lock_contention()
+            run_plaid_failures(handlers, fake_plaid, uid("user"), override_settings)
+    finally:
+        fake_plaid.clear_faults()
+        mp.undo()
+        from tests.conftest import _reset_process_state
+
+        _reset_process_state()
+        reset_plaid()
+    return emf_documents(output.getvalue())
+
+
+# --- what must be there ---------------------------------------------------------------------
+
+
+def dimension_sets(document: EmfDocument, name: str) -> list[dict[str, str]]:
+    """Each series ``document`` publishes for metric ``name``: its dimensions and their values."""
+    found = []
+    for directive in document["_aws"]["CloudWatchMetrics"]:
+        if name in {m["Name"] for m in directive["Metrics"]}:
+            found += [{key: document[key] for key in keys} for keys in directive["Dimensions"]]
+    return found
+
+
+def published(documents: list[EmfDocument], name: str) -> list[dict[str, str]]:
+    return [series for document in documents for series in dimension_sets(document, name)]
+
+
+def metric_id(metric: Metric) -> str:
+    return metric.name + "{" + ",".join(f"{k}={v}" for k, v in metric.dimensions) + "}"
+
+
+WATCHED = monitoring().service_metrics()
+SEARCHED = monitoring().searches()
+
+
+@pytest.mark.parametrize("metric", WATCHED, ids=metric_id)
+def test_every_watched_metric_is_emitted_with_exactly_its_dimensions(
+    emitted: list[EmfDocument], metric: Metric
+) -> None:
+    # GIVEN a service metric an alarm or a dashboard widget reads
+    wanted = dict(metric.dimensions)
+    assert not any(isinstance(v, Ref) for v in wanted.values())
+    # THEN the handlers published a series of that name with exactly those dimensions and values
+    series = published(emitted, metric.name)
+    assert series, f"{metric.name} was never emitted"
+    assert wanted in series, f"{metric.name}: emitted only as {series[:5]}"
+
+
+@pytest.mark.parametrize("search", SEARCHED, ids=lambda s: f"{s.name}{{{','.join(s.dimensions)}}}")
+def test_every_dashboard_breakdown_finds_series(emitted: list[EmfDocument], search: Search) -> None:
+    # GIVEN a widget that breaks a metric down by dimensions THEN some series has exactly that schema
+    schemas = {frozenset(series) for series in published(emitted, search.name)}
+    assert search.dimension_names in schemas, f"{search.name}: emitted with {sorted(map(sorted, schemas))}"
+
+
+def test_every_emitted_document_is_in_the_service_namespace(emitted: list[EmfDocument]) -> None:
+    assert emitted
+    for document in emitted:
+        for directive in document["_aws"]["CloudWatchMetrics"]:
+            assert directive["Namespace"] == "txn"
+            assert all("service" in keys for keys in directive["Dimensions"])
+
+
+def test_the_pave_client_counts_each_logical_call_once(emitted: list[EmfDocument]) -> None:
+    # The failure rate divides failures by calls: both count logical calls, never attempts
+    sent = len([s for s in published(emitted, "peer.request.sent") if s.get("peer") == "pave"])
+    failed = [s for s in published(emitted, "peer.request.failed") if s.get("peer") == "pave" and "status" not in s]
+    assert sent == len(failed) == 8

@@ -10,8 +10,8 @@
 
 Every outcome an operator watches is counted here, where it happens: ``txn.webhook.received``
 (by type and code; its silence is an alarm), ``txn.webhook.unauthorized`` (by reason; a burst
-is an attack or a key problem), ``txn.webhook.rejected`` (413, 422) and ``txn.intake.failed`` (each
-500, by the reason the response names).
+is an attack or a key problem), ``txn.webhook.rejected`` (413, 422) and ``txn.intake.failed``
+(each 500, by the reason the response names and its cause).
 """
 
 from __future__ import annotations
@@ -81,7 +81,10 @@ def _counted_failures() -> Iterator[None]:
         raise
     except Exception as exc:
         reason = next((r for kind, r in FAILURE_REASONS if isinstance(exc, kind)), INTERNAL_ERROR)
-        cause = exc.reason if isinstance(exc, WebhookVerificationUnavailableError) else type(exc).__name__
+        # The key lookup's own reason; for a queue failure, the AWS error behind it; else the class.
+        cause = (
+            exc.reason if isinstance(exc, WebhookVerificationUnavailableError) else type(exc.__cause__ or exc).__name__
+        )
         count(FAILED_METRIC, reason=reason, detail={"cause": cause})
         raise
 

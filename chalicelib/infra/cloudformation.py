@@ -85,7 +85,7 @@ class Arns(Protocol):
     def queue(self, queue: Queue) -> Any: ...
     def stream(self, stream: Stream) -> Any: ...
     def bus(self, bus: EventBus) -> Any: ...
-    def log_groups(self, prefix: str) -> list[Any]: ...
+    def function_log_groups(self, app_name: str, stage: str) -> list[Any]: ...
     def parameter(self, name: str) -> Any: ...
 
 
@@ -125,8 +125,9 @@ class CloudFormationArns:
     def bus(self, bus: EventBus) -> Any:
         return {"Fn::GetAtt": [bus.logical_id, "Arn"]}
 
-    def log_groups(self, prefix: str) -> list[Any]:
-        group = f"log-group:/aws/lambda/{prefix}*"
+    def function_log_groups(self, app_name: str, stage: str) -> list[Any]:
+        # SAM names each function <stack>-<LogicalId>-<suffix>, whatever the stack is called.
+        group = "log-group:/aws/lambda/${AWS::StackName}-*"
         return [_sub("logs", group), _sub("logs", group + ":*")]
 
     def parameter(self, name: str) -> Any:
@@ -164,8 +165,9 @@ class NamedArns:
     def bus(self, bus: EventBus) -> Any:
         return self._arn("events", f"event-bus/{bus.name}")
 
-    def log_groups(self, prefix: str) -> list[Any]:
-        group = f"log-group:/aws/lambda/{prefix}*"
+    def function_log_groups(self, app_name: str, stage: str) -> list[Any]:
+        # chalice deploy names each function <app>-<stage>-<handler>.
+        group = f"log-group:/aws/lambda/{app_name}-{stage}-*"
         return [self._arn("logs", group), self._arn("logs", group + ":*")]
 
     def parameter(self, name: str) -> Any:
@@ -223,7 +225,9 @@ _READ_RECORD_ACTIONS = [
     "kinesis:GetShardIterator",
     "kinesis:ListShards",
 ]
-_LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
+_LOG_ACTIONS = ["logs:CreateLogStream", "logs:PutLogEvents"]
+#: ``chalice deploy`` creates no log groups: there the functions create their own.
+_CREATE_LOG_GROUP = "logs:CreateLogGroup"
 
 
 def policy_document(
@@ -241,7 +245,7 @@ def policy_document(
     read_streams = [infra.stream(s.stream) for s in consumed if isinstance(s, KinesisSource)]
     own_buses = [bus for bus in infra.buses if not bus.external]
     statements = [
-        _statement("WriteLogs", _LOG_ACTIONS, arns.log_groups(f"{app_name}-{infra.stage}-")),
+        _statement("WriteLogs", _log_actions(arns), arns.function_log_groups(app_name, infra.stage)),
         *(
             _statement(TABLE_ACCESS_SIDS[access], actions, _table_arns(arns, infra, access))
             for access, actions in TABLE_ACCESS_ACTIONS.items()
@@ -257,6 +261,12 @@ def policy_document(
     if streamed_tables or read_streams:
         statements.append(_statement("ListStreams", LIST_STREAMS_ACTIONS, ["*"]))
     return {"Version": "2012-10-17", "Statement": [s for s in statements if s["Resource"]]}
+
+
+def _log_actions(arns: Arns) -> list[str]:
+    """A stack creates each function's log group with its retention (:func:`log_group_resources`);
+    a function allowed to create its own could race the stack to it and fail the deploy."""
+    return _LOG_ACTIONS if isinstance(arns, CloudFormationArns) else [_CREATE_LOG_GROUP, *_LOG_ACTIONS]
 
 
 def _table_arns(arns: Arns, infra: Infrastructure, access: TableAccess) -> list[Any]:
@@ -640,6 +650,42 @@ def lambda_function_names(app: Chalice) -> list[str]:
     return names
 
 
+LOG_RETENTION_PARAMETER = "LogRetentionDays"
+DEFAULT_LOG_RETENTION_DAYS = 30
+#: The values CloudWatch Logs accepts for a log group's retention.
+LOG_RETENTION_DAYS = [
+    *(1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731),
+    *(1096, 1827, 2192, 2557, 2922, 3288, 3653),
+]
+
+
+def log_retention_parameter() -> dict[str, Any]:
+    return {
+        "Type": "Number",
+        "Default": DEFAULT_LOG_RETENTION_DAYS,
+        "AllowedValues": LOG_RETENTION_DAYS,
+        "Description": "Days each function's log group keeps its events.",
+    }
+
+
+def log_group_logical_id(function: str) -> str:
+    return function_logical_id(function) + "LogGroup"
+
+
+def log_group_resources(app: Chalice) -> dict[str, Any]:
+    """One log group per function, named as Lambda names it, kept ``LogRetentionDays`` days."""
+    return {
+        log_group_logical_id(name): {
+            "Type": "AWS::Logs::LogGroup",
+            "Properties": {
+                "LogGroupName": {"Fn::Sub": "/aws/lambda/${" + function_logical_id(name) + "}"},
+                "RetentionInDays": {"Ref": LOG_RETENTION_PARAMETER},
+            },
+        }
+        for name in lambda_function_names(app)
+    }
+
+
 def role_logical_id(function: str) -> str:
     """Chalice's role for ``function`` when ``autogen_policy`` is off (one role per function)."""
     return to_cfn_resource_name(f"{function}_role")
@@ -674,6 +720,7 @@ def merge_template(
     template = resources_template(infra)
     monitoring = monitoring_template(app_monitoring(infra, app, api_stage), with_rest_api=bool(app.routes))
     template["Parameters"].update(monitoring["Parameters"])
+    template["Parameters"][LOG_RETENTION_PARAMETER] = log_retention_parameter()
     if monitoring["Conditions"]:
         template.setdefault("Conditions", {}).update(monitoring["Conditions"])
     resources = template["Resources"]
@@ -688,7 +735,8 @@ def merge_template(
             "PolicyDocument": policy_document(infra, CloudFormationArns(), app.app_name, secret_parameters),
         },
     }
-    for logical_id, fragment in [*role_overrides(app).items(), *event_source_overrides(infra, app).items()]:
+    chalice_fragments = [*role_overrides(app).items(), *event_source_overrides(infra, app).items()]
+    for logical_id, fragment in [*chalice_fragments, *log_group_resources(app).items()]:
         if logical_id in resources:
             raise ConfigurationError(f"{logical_id} is both a declared resource and a Chalice resource")
         resources[logical_id] = fragment

@@ -565,6 +565,25 @@ def _service_alarms() -> list[Alarm]:
             period=FIFTEEN_MINUTES,
         ),
         Alarm(
+            "SyncLoopTakeoverAlarm",
+            "Sync loops stalled and were taken over at least 3 times in an hour: a loop's next page never"
+            " ran (its message is in the throttle DLQ, or the throttle-miner keeps failing), so its item's"
+            " changes waited until another pull took the item over.",
+            "a-sync-loop-stalls",
+            _one(service_metric("txn.sync.takeover")),
+            threshold=3,
+            period=HOUR,
+        ),
+        Alarm(
+            "SyncCursorRefusedAlarm",
+            "Plaid refused an item's committed sync cursor: the item's whole history is read again from"
+            " no cursor (nothing is lost or duplicated, but it costs a full read). Repeated, the service"
+            " stores cursors wrong.",
+            "a-sync-loop-stalls",
+            _one(service_metric("txn.sync.restarted", reason="invalid_cursor")),
+            threshold=1,
+        ),
+        Alarm(
             "WebhookSilenceAlarm",
             "No webhook was received for the hours the WebhookSilenceHours parameter allows: Plaid stopped"
             " sending, or cannot reach the endpoint (DNS, certificate, throttling, a deploy).",
@@ -676,6 +695,11 @@ def _dashboard(
             "Plaid errors by type and code",
             metrics=(("calls", service_metric("plaid.request.sent")),),
             searches=(Search("plaid.request.failed", ("error_code", "error_type")),),
+        ),
+        Widget(
+            "Sync loops: takeovers and restarts (by reason)",
+            metrics=(("takeovers", service_metric("txn.sync.takeover")),),
+            searches=(Search("txn.sync.restarted", ("reason",)),),
         ),
         Widget(
             "Peer services: errors by status",

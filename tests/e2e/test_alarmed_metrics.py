@@ -36,9 +36,11 @@ from chalicelib.pipeline.intake import MAX_BODY_BYTES
 from chalicelib.pipeline.messages import WebhookMessage
 from chalicelib.plaid.client import reset_plaid
 from chalicelib.plaid.webhook_verification import reset_webhook_keys
+from chalicelib.settings import get_settings
 from ops.fakes.pave import FakePave
 from ops.fakes.peers import FakePeers
 from ops.fakes.plaid import FakePlaid
+from tests.conftest import empty_queue
 from tests.e2e.conftest import link_item
 from tests.e2e.test_intake import queued_bodies
 from tests.e2e.test_listener import login_detail
@@ -54,6 +56,7 @@ from tests.factories import (
 )
 from tests.faults import aws_fault
 from tests.insight.balances import balances, seed_user, sqs_record
+from tests.pipeline.sync_support import SyncHarness
 from tests.plaid.factories import closed_port
 
 pytestmark = pytest.mark.integration
@@ -194,6 +197,24 @@ def run_plaid_failures(
     plaid.clear_faults()
 
 
+def run_sync_troubles(plaid: FakePlaid, user_id: str, override_settings: Callable[..., None]) -> None:
+    """A sync loop whose next page is lost is taken over; then Plaid refuses the committed cursor."""
+    override_settings(SYNC_PAGE_SIZE="40")
+    empty_queue(get_settings().throttle_queue)  # only this scenario's pages are drained
+    harness = SyncHarness(plaid, user_id, utcnow())
+    fake = harness.link(transaction_count=100, history_days=60)
+    assert not harness.mine(harness.webhook(fake, "INITIAL_UPDATE")).failed
+    harness.now += timedelta(seconds=get_settings().sync_loop_stale_seconds + 1)
+    assert not harness.mine(harness.webhook(fake, "SYNC_UPDATES_AVAILABLE")).failed
+    harness.drain()
+    plaid.fail("/transactions/sync", "INVALID_FIELD", access_token=fake.access_token)
+    try:
+        harness.mine(harness.webhook(fake, "DEFAULT_UPDATE"))
+        harness.drain()
+    finally:
+        plaid.clear_faults()
+
+
 def run_pave_failures() -> None:
     with FakePave() as pave:
         client = pave_from(pave.config(max_attempts=1, max_retry_after_seconds=0.0))
@@ -240,7 +261,6 @@ def by_scenario(
 ) -> dict[str, list[EmfDocument]]:
     """The EMF documents the handlers printed on each path above, by scenario."""
     import app as app_module
-    from chalicelib.settings import get_settings
     from tests.conftest import _reset_process_state
 
     mp = pytest.MonkeyPatch()
@@ -268,6 +288,8 @@ def by_scenario(
                 run_pave_failures()
             with collected(found, "lock"):
                 run_lock_contention()
+            with collected(found, "sync"):
+                run_sync_troubles(fake_plaid, uid("user"), override_settings)
             with collected(found, "plaid"):
                 run_plaid_failures(handlers, fake_plaid, uid("user"), override_settings)
     finally:

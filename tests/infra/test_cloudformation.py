@@ -315,8 +315,30 @@ def test_policy_grants_each_kind_of_access_on_exactly_the_declared_resources(
     assert {
         "Fn::Sub": "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/plaid-account-changes"
     } in by_sid["ReadWriteTables"]
-    log_groups = "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/txn-%s-*"
-    assert by_sid["WriteLogs"][0] == {"Fn::Sub": log_groups % infra.stage}
+    # SAM names functions after the stack, whatever the stack is called
+    log_groups = "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/${AWS::StackName}-*"
+    assert by_sid["WriteLogs"][0] == {"Fn::Sub": log_groups}
+
+
+def test_every_function_gets_a_log_group_with_the_retention_parameter_and_cannot_create_its_own(
+    template: dict[str, Any],
+) -> None:
+    # GIVEN the functions Chalice renders for the sample app
+    functions = cfn.lambda_function_names(sample_app.app)
+    assert functions
+    # THEN each has a log group named as Lambda names it, kept LogRetentionDays days
+    for name in functions:
+        group = resource(template, cfn.log_group_logical_id(name))
+        assert group["Type"] == "AWS::Logs::LogGroup"
+        assert group["Properties"] == {
+            "LogGroupName": {"Fn::Sub": "/aws/lambda/${" + cfn.function_logical_id(name) + "}"},
+            "RetentionInDays": {"Ref": cfn.LOG_RETENTION_PARAMETER},
+        }
+    parameter = template["Parameters"][cfn.LOG_RETENTION_PARAMETER]
+    assert parameter["Default"] in parameter["AllowedValues"]
+    # AND no function may create a log group (it would race the stack to it)
+    document = resource(template, cfn.SERVICE_POLICY)["Properties"]["PolicyDocument"]
+    assert all("logs:CreateLogGroup" not in s["Action"] for s in document["Statement"])
 
 
 def test_policy_names_the_shared_table_in_its_own_region() -> None:

@@ -14,11 +14,15 @@ summary (a pending row, a closed month) is a plain conditional write. A summary 
 at most ``SUMMARY_ID_LIMIT`` ids per set: a set grows only on condition that it stays
 within the limit; when that condition fails, the row's listed ids are counted and the
 change is planned again listing what still fits (the amounts and ``txn_count`` stay exact).
+The counts learned are kept for the process (:class:`ListedCounts`), so a warm function does
+not meet the same full set again; they are only ever too high (ids leaving are not
+subtracted), which lists fewer ids, never more than the limit the condition enforces.
 """
 
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -90,6 +94,35 @@ class _Group:
             self.deltas.setdefault(target, SummaryDelta()).merge(delta)
 
 
+class ListedCounts:
+    """How many ids summary rows list in each set, as last learned (bounded, per process)."""
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self.capacity = capacity
+        self._counts: OrderedDict[Target, tuple[int, int]] = OrderedDict()
+
+    def get(self, target: Target) -> tuple[int | None, int | None]:
+        return self._counts.get(target, (None, None))
+
+    def learn(self, target: Target) -> None:
+        self._put(target, listed_id_counts(*target))
+
+    def listed(self, target: Target, added: int, removed: int) -> None:
+        """Ids just listed by a write that succeeded (only rows whose counts are known)."""
+        if target in self._counts:
+            known_added, known_removed = self._counts[target]
+            self._put(target, (known_added + added, known_removed + removed))
+
+    def _put(self, target: Target, counts: tuple[int, int]) -> None:
+        self._counts[target] = counts
+        self._counts.move_to_end(target)
+        while len(self._counts) > self.capacity:
+            self._counts.popitem(last=False)
+
+
+_listed_counts = ListedCounts()
+
+
 @dataclass
 class _Outcome:
     applied: bool
@@ -106,20 +139,19 @@ def apply(changes: Iterable[RowChange], now: datetime) -> int:
     pending = list({c.txn_id: c for c in changes}.values())
     first_open = first_open_month(now)
     id_limit = get_settings().summary_id_limit
-    listed: dict[Target, tuple[int, int]] = {}
     applied = 0
     for _ in range(MAX_ROUNDS):
         if not pending:
             return applied
         again: list[RowChange] = []
         for group in _pack(pending, first_open):
-            outcome = _execute(group, now, id_limit, listed)
+            outcome = _execute(group, now, id_limit, _listed_counts)
             if outcome.applied:
                 applied += len(group.changes)
                 continue
             count(REPLANNED_METRIC, stale=str(bool(outcome.stale)).lower(), full=str(bool(outcome.full)).lower())
             for target in outcome.full:
-                listed[target] = listed_id_counts(*target)
+                _listed_counts.learn(target)
             again += _replanned(group.changes, outcome.stale)
         pending = again
     if pending:
@@ -171,29 +203,26 @@ def _listed(ids: set[str], already: int | None, id_limit: int) -> list[str]:
 
 
 def _summary_actions(
-    group: _Group, now: datetime, id_limit: int, listed: Mapping[Target, tuple[int, int]]
-) -> list[dict[str, Any]]:
+    group: _Group, now: datetime, id_limit: int, counts: ListedCounts
+) -> tuple[list[dict[str, Any]], dict[Target, tuple[int, int]]]:
+    """The summary updates of a group, and how many ids each lists into its two sets."""
     actions = []
-    for (user_id, key), delta in group.deltas.items():
-        added, removed = listed.get((user_id, key), (None, None))
+    listing: dict[Target, tuple[int, int]] = {}
+    for target, delta in group.deltas.items():
+        added, removed = counts.get(target)
+        listed_in = _listed(delta.entering, added, id_limit)
+        listed_out = _listed(delta.leaving, removed, id_limit)
         actions.append(
-            summary_update(
-                user_id,
-                key,
-                delta,
-                now,
-                listed_in=_listed(delta.entering, added, id_limit),
-                listed_out=_listed(delta.leaving, removed, id_limit),
-                id_limit=id_limit,
-            )
+            summary_update(*target, delta, now, listed_in=listed_in, listed_out=listed_out, id_limit=id_limit)
         )
-    return actions
+        listing[target] = (len(listed_in), len(listed_out))
+    return actions, listing
 
 
-def _execute(group: _Group, now: datetime, id_limit: int, listed: Mapping[Target, tuple[int, int]]) -> _Outcome:
-    actions = [dict(c.action) for c in group.changes] + _summary_actions(group, now, id_limit, listed)
+def _execute(group: _Group, now: datetime, id_limit: int, counts: ListedCounts) -> _Outcome:
+    summary_actions, listing = _summary_actions(group, now, id_limit, counts)
     try:
-        _send(actions)
+        _send([dict(c.action) for c in group.changes] + summary_actions)
     except TransactionConditionFailedError as exc:
         rows = len(group.changes)
         targets = list(group.deltas)
@@ -205,6 +234,8 @@ def _execute(group: _Group, now: datetime, id_limit: int, listed: Mapping[Target
         )
     except ConditionFailedError:  # the single row write of a group without summaries
         return _Outcome(False, stale=list(group.changes))
+    for target, (added, removed) in listing.items():
+        counts.listed(target, added, removed)
     return _Outcome(True)
 
 

@@ -55,8 +55,14 @@ def counted_requests() -> Iterator[Counter[str]]:
         events.unregister("before-call.dynamodb", count)
 
 
-def _records(user_id: str, count: int, id_prefix: str = "") -> list[Any]:
-    """Kinesis records of ``count`` fake-Plaid transactions, in pages of 500 (ids prefixed: the same data anew)."""
+def _records(
+    user_id: str, count: int, id_prefix: str = "", cents_more: int = 0, removed: bool = False, days: int = 100
+) -> list[Any]:
+    """Kinesis records of ``count`` fake-Plaid transactions, in pages of 500.
+
+    ``id_prefix`` makes the same data anew; ``cents_more`` modifies every amount; ``removed``
+    makes the records Plaid's removals of those transactions instead.
+    """
     from chalicelib.pipeline.messages import PageRecord, encode_page_record
     from chalicelib.pipeline.refiner import KinesisInput
     from ops.fakes.plaid.generate import build_accounts, build_transactions, seeded
@@ -65,8 +71,9 @@ def _records(user_id: str, count: int, id_prefix: str = "") -> list[Any]:
     by_role = build_accounts(rng, loans=False)
     accounts = list(by_role.values())
     roles = {role: str(a["account_id"]) for role, a in by_role.items()}
-    txns = build_transactions(rng, roles, count=count, history_days=100, today=datetime.now(UTC).date())
+    txns = build_transactions(rng, roles, count=count, history_days=days, today=datetime.now(UTC).date())
     for txn in txns:
+        txn["amount"] = round(txn["amount"] + cents_more / 100, 2)
         for field in ("transaction_id", "pending_transaction_id"):
             if txn.get(field):
                 txn[field] = id_prefix + txn[field]
@@ -75,6 +82,8 @@ def _records(user_id: str, count: int, id_prefix: str = "") -> list[Any]:
     for n, page in enumerate(pages):
         response = {"accounts": accounts, "transactions": page, "total_transactions": len(txns), "item": {}}
         record = PageRecord(user_id, "bench-item", "bench-mine", n == len(pages) - 1, response)
+        if removed:
+            record = PageRecord(user_id, "bench-item", "bench-mine", True, None, [t["transaction_id"] for t in page])
         records += [KinesisInput(str(len(records) + 1), data) for data in encode_page_record(record)]
     return records
 
@@ -143,8 +152,16 @@ def _metered_refine(records: list[Any], now: datetime) -> tuple[int, float]:
     return requests, float(sum(usage.write_units.values()))
 
 
+#: What bench_summaries does to the same transactions, in order.
+SUMMARY_STEPS = ("new", "unchanged", "modified", "removed")
+#: Half of section 1's transactions over half its days: the same density (the figures are per
+#: 1,000), in half the time the capacity meter's before and after reads take on moto.
+SUMMARY_TRANSACTIONS, SUMMARY_DAYS = TRANSACTIONS // 2, 50
+
+
 def bench_summaries() -> dict[str, tuple[int, float]]:
-    """The same 1,000 transactions refined with summaries off, then on (fresh users), then again unchanged."""
+    """The same transactions with summaries off, then on (fresh users): new, re-delivered
+    unchanged, every amount modified, every transaction removed."""
     import os
 
     from chalicelib.settings import reset_settings
@@ -157,9 +174,15 @@ def bench_summaries() -> dict[str, tuple[int, float]]:
             os.environ["SUMMARIES_ENABLED"] = "true" if mode == "on" else "false"
             reset_settings()
             run = f"{mode}{time.time_ns()}"
-            records = _records(f"bench-{run}", TRANSACTIONS, id_prefix=run)
+            user = f"bench-{run}"
+            count, days = SUMMARY_TRANSACTIONS, SUMMARY_DAYS
+            records = _records(user, count, id_prefix=run, days=days)
             figures[f"new, summaries {mode}"] = _metered_refine(records, now)
             figures[f"unchanged, summaries {mode}"] = _metered_refine(records, now)
+            modified = _records(user, count, id_prefix=run, cents_more=1, days=days)
+            figures[f"modified, summaries {mode}"] = _metered_refine(modified, now)
+            removals = _records(user, count, id_prefix=run, removed=True, days=days)
+            figures[f"removed, summaries {mode}"] = _metered_refine(removals, now)
     finally:
         if previous is None:
             os.environ.pop("SUMMARIES_ENABLED", None)
@@ -191,12 +214,12 @@ def main() -> int:
     print(f"   one PutItem per row:       {baseline_per_thousand:8.1f}")
     print(f"   ratio baseline / refiner:  {baseline_per_thousand / per_thousand:8.1f}x fewer requests")
     print("   live monthly summaries, per 1,000 transactions (write requests, write units incl. GSIs):")
-    for state in ("new", "unchanged"):
+    for state in SUMMARY_STEPS:
         (off_requests, off_units), (on_requests, on_units) = (
             summary_cost[f"{state}, summaries off"],
             summary_cost[f"{state}, summaries on"],
         )
-        scale = 1000 / TRANSACTIONS
+        scale = 1000 / SUMMARY_TRANSACTIONS
         print(
             f"   {state:>9}: off {off_requests * scale:6.0f} req {off_units * scale:7.0f} WU"
             f" | on {on_requests * scale:6.0f} req {on_units * scale:7.0f} WU"

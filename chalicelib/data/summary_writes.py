@@ -10,7 +10,8 @@ change is planned again from the row as it now is (:attr:`RowChange.reload`).
 Changes are packed into as few transactions as fit (100 actions, each row and each summary
 row at most once, a summary row's ids moving one way per transaction), so a page of new
 transactions costs a few requests, not one per transaction. A change that touches no
-summary (a pending row, a closed month) is a plain conditional write. A summary row lists
+summary (a pending row, a closed month, summaries off) is a plain conditional write of its
+own: in a transaction it would cost twice the write units. A summary row lists
 at most ``SUMMARY_ID_LIMIT`` ids per set: a set grows only on condition that it stays
 within the limit; when that condition fails, the row's listed ids are counted and the
 change is planned again listing what still fits (the amounts and ``txn_count`` stay exact).
@@ -187,6 +188,9 @@ def _pack(changes: Sequence[RowChange], first_open: str) -> list[_Group]:
     current = _Group()
     for change in sorted(changes, key=RowChange.order):
         moves = _moves(change, first_open)
+        if not moves:  # a plain conditional write: a transaction would cost twice the write units
+            groups.append(_Group([change]))
+            continue
         if current.changes and not current.fits(moves):
             groups.append(current)
             current = _Group()

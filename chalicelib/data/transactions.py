@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
@@ -24,7 +24,7 @@ from chalicelib.data.contributions import Contribution
 from chalicelib.data.money import dollars_to_cents, from_dynamo
 from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import transaction_ttl, utcnow
-from chalicelib.errors import ConditionFailedError, ValidationError
+from chalicelib.errors import ValidationError
 from chalicelib.settings import get_settings
 
 #: Category used in GSI2/GSI4 keys when Plaid gives none.
@@ -161,16 +161,18 @@ def write_transactions(txns: Iterable[Transaction], stored: Mapping[str, Mapping
 
     ``stored`` holds the rows already stored for these ids, read strongly consistent by
     :func:`chalicelib.data.ownership.stored_owners` (which also checked their owners). A row
-    whose contribution stays what it records, and whose stored content agrees with that record,
-    is batch-written like any other row: no summary moves, and no other writer touches such a
-    row (a removal of the same item comes through the same ordered stream; the backfill only
-    writes rows whose record disagrees with their content). Any other row is written
-    conditioned on its record, together with its summary difference
-    (:func:`chalicelib.data.summary_writes.apply`). With summaries off, every row is
-    batch-written keeping the contribution it records. Returns rows written.
+    whose write moves no summary (its contribution stays what it records, or is a final
+    month's), and whose stored content agrees with that record, is batch-written like any
+    other row: no other writer touches such a row (a removal of the same item comes through
+    the same ordered stream; the backfill only writes rows whose record disagrees with their
+    content in an open month). Any other row is written conditioned on its record, together
+    with its summary difference (:func:`chalicelib.data.summary_writes.apply`). With
+    summaries off, every row is batch-written keeping the contribution it records. Returns
+    rows written.
     """
     unique = {t.txn_id: t for t in txns}
     enabled = get_settings().summaries_enabled
+    first_open = contributions.first_open_month(now)
     plain: list[dict[str, Any]] = []
     changes: list[summary_writes.RowChange] = []
     for txn in unique.values():
@@ -179,16 +181,22 @@ def write_transactions(txns: Iterable[Transaction], stored: Mapping[str, Mapping
         desired = contributions.of_transaction(txn)
         if not enabled:
             plain.append(transaction_item(txn, now, recorded))
-        elif desired == recorded and not _record_disagrees(row, recorded):
-            plain.append(transaction_item(txn, now, desired))
-        else:
+        elif contributions.deltas(txn.txn_id, recorded, desired, first_open) or _record_disagrees(
+            row, recorded, first_open
+        ):
             changes.append(_put_change(txn, recorded, now))
+        else:  # no summary moves (same contribution, or a final month's): nothing to guard
+            plain.append(transaction_item(txn, now, desired))
     return put_transaction_items(plain) + summary_writes.apply(changes, now)
 
 
-def _record_disagrees(row: Mapping[str, Any] | None, recorded: Contribution | None) -> bool:
-    """Whether a stored row records another contribution than its content makes (written with summaries off)."""
-    return row is not None and contributions.of_transaction(from_item(row)) != recorded
+def _record_disagrees(row: Mapping[str, Any] | None, recorded: Contribution | None, first_open: str) -> bool:
+    """Whether a stored row records, for an open month, another contribution than its content makes
+    (a row written with summaries off, or before them: the backfill may be rewriting its record)."""
+    if row is None:
+        return False
+    content = contributions.of_transaction(from_item(row))
+    return contributions.effective(content, first_open) != contributions.effective(recorded, first_open)
 
 
 def _put_change(txn: Transaction, recorded: Contribution | None, now: datetime) -> summary_writes.RowChange:
@@ -254,33 +262,54 @@ def soft_delete(txn_id: str, user_id: str, item_id: str, now: datetime | None = 
     were recorded) belongs to the item its account row names; when that is unknown too, the
     user decides.
     """
+    return soft_delete_rows({txn_id: None}, user_id, item_id, now)[txn_id]
+
+
+def soft_delete_rows(
+    rows: Mapping[str, Mapping[str, Any] | None], user_id: str, item_id: str, now: datetime | None = None
+) -> dict[str, SoftDelete]:
+    """:func:`soft_delete` for several ids at once, their summary moves packed together.
+
+    ``rows`` maps each id to its row as just read strongly consistent (with ``txn_date``,
+    ``user_id``, ``item_id``, ``acct_id`` and the recorded contribution, as
+    :func:`chalicelib.data.ownership.stored_owners` reads them), or to None to read it here.
+    A row that changed since is read again and its removal planned anew.
+    """
     now = now or utcnow()
-    for _ in range(3):
-        planned = _removal(txn_id, user_id, item_id)
+    outcomes: dict[str, SoftDelete] = {}
+
+    def plan(txn_id: str, row: Mapping[str, Any] | None) -> summary_writes.RowChange | None:
+        planned = _removal(txn_id, row if row is not None else _removal_row(txn_id), user_id, item_id)
         if isinstance(planned, SoftDelete):
-            return planned
-        try:
-            summary_writes.apply([planned], now)
-            return SoftDelete.REMOVED
-        except ConditionFailedError:
-            continue
-    raise ConditionFailedError(f"transaction {txn_id} kept changing while being removed")
+            outcomes[txn_id] = planned
+            return None
+        outcomes[txn_id] = SoftDelete.REMOVED
+        return replace(planned, reload=lambda: plan(txn_id, None))
+
+    changes = [change for txn_id, row in rows.items() if (change := plan(txn_id, row)) is not None]
+    summary_writes.apply(changes, now)
+    return outcomes
 
 
-def _removal(txn_id: str, user_id: str, item_id: str) -> SoftDelete | summary_writes.RowChange:
-    """The soft delete of the row as it is now, or why there is none to make."""
-    names = {"#contribution": contributions.ATTRIBUTE}
+def _removal_row(txn_id: str) -> dict[str, Any] | None:
     with translated():
-        item = (
+        return (
             tables.transactions()
             .get_item(
                 Key=keys.transaction_key(txn_id),
                 ConsistentRead=True,
                 ProjectionExpression="txn_date, user_id, item_id, acct_id, #contribution",
-                ExpressionAttributeNames=names,
+                ExpressionAttributeNames={"#contribution": contributions.ATTRIBUTE},
             )
             .get("Item")
         )
+
+
+def _removal(
+    txn_id: str, item: Mapping[str, Any] | None, user_id: str, item_id: str
+) -> SoftDelete | summary_writes.RowChange:
+    """The soft delete of ``item`` (the row as read), or why there is none to make."""
+    names = {"#contribution": contributions.ATTRIBUTE}
     if item is None:
         return SoftDelete.MISSING
     if not _owned_by(item, user_id, item_id):

@@ -189,15 +189,13 @@ def _remove_ids(record: PageRecord, ids: list[str], found: ownership.StoredOwner
         claimed.append(txn_id)
     # Tombstones first: from then on a late copy of the transaction cannot resurrect it.
     removes.put_remove_items(removes.remove_item(t, user, item, now) for t in claimed)
-    removed = 0
-    for txn_id in claimed:
-        if txn_id not in found.rows:
-            continue  # no row yet: the tombstone waits for it
-        outcome = transactions.soft_delete(txn_id, user, item, now)
+    # Ids without a row are done: the tombstone waits for them.
+    stored = {txn_id: found.rows[txn_id] for txn_id in claimed if txn_id in found.rows}
+    outcomes = transactions.soft_delete_rows(stored, user, item, now)
+    for txn_id, outcome in outcomes.items():
         if outcome is transactions.SoftDelete.NOT_OWNER:  # changed owner since the read
             ownership.report_mismatch("transaction", "remove", txn_id, user, item, ownership.Owner(None, None))
-        removed += outcome is transactions.SoftDelete.REMOVED
-    return removed
+    return sum(outcome is transactions.SoftDelete.REMOVED for outcome in outcomes.values())
 
 
 def handle_kinesis_event(event: Mapping[str, Any], now: datetime | None = None) -> dict[str, list[dict[str, str]]]:

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
+from chalicelib import clock
 from chalicelib.data import contributions, keys, summaries, summary_writes, tables, transactions
 from chalicelib.data.summaries import Summary
 from chalicelib.pipeline.refiner import refine_records
 from chalicelib.pipeline.summary_upkeep import backfill_user, check_user
 from tests.factories import (
     Sequence,
-    days_ago,
     kinesis_inputs,
     page_record,
     plaid_account,
@@ -420,17 +420,16 @@ def test_a_page_written_over_a_row_the_backfill_just_reconciled_applies_only_the
 def test_the_ops_commands_backfill_and_check_a_user(user_id: str, capsys: pytest.CaptureFixture[str]) -> None:
     from ops import summaries as command
 
-    # GIVEN a recent posted transaction stored before summaries were kept
-    day = date.fromisoformat(days_ago(1))
-    txn = transactions.Transaction(user_id, "acct", f"{user_id}-t", 4200, day)
+    # GIVEN a posted November transaction stored before summaries were kept, and the clock at NOW
+    txn = transactions.Transaction(user_id, "acct", f"{user_id}-t", 4200, date(2026, 11, 12))
     transactions.put_transaction_items([transactions.transaction_item(txn, NOW)])
-    # WHEN the check runs, then the backfill, then the check again
-    before = command.main(["check", user_id])
-    filled = command.main(["backfill", user_id])
-    after = command.main(["check", user_id])
+    with clock.using(lambda: NOW):
+        # WHEN the check runs, then the backfill, then the check again
+        before = command.main(["check", user_id])
+        filled = command.main(["backfill", user_id])
+        after = command.main(["check", user_id])
     # THEN the first check failed naming the row, the backfill counted it, and the second check passed
     assert (before, filled, after) == (1, 0, 0)
     printed = capsys.readouterr().out
     assert txn.txn_id in printed and '"changed": 1' in printed
-    month = rows_of(user_id)[(day.strftime("%Y-%m"), None, None)]
-    assert figures(month) == (4200, 0, 4200, 1)
+    assert figures(rows_of(user_id)[("2026-11", None, None)]) == (4200, 0, 4200, 1)

@@ -1,8 +1,8 @@
 """``make bench``: the pipeline's figures, each against a baseline measured in the same run.
 
 1. DynamoDB write requests per 1,000 refined transactions, against writing one PutItem per row,
-   and what live monthly summaries add: the same records refined with summaries off and on
-   (write requests and write units), first as new transactions and then re-delivered unchanged.
+   and what live monthly summaries add: the same transactions refined with summaries off and on
+   (write requests and write units), new, re-delivered unchanged, modified, then removed.
 2. Refiner throughput (transactions/s, everything a record costs) against raw BatchWriteItem
    throughput of the same rows on the same endpoint.
 3. CPU per 500-transaction Plaid page on the hot path against the SDK's default path

@@ -190,7 +190,7 @@ def summary_update(
     if deletes:
         expression += " DELETE " + ", ".join(deletes)
     update: dict[str, Any] = {
-        "TableName": tables.transactions().name,
+        "TableName": tables.transactions_name(),
         "Key": summary_key(user_id, key),
         "UpdateExpression": expression,
         "ExpressionAttributeNames": names,

@@ -210,7 +210,7 @@ def _put_change(txn: Transaction, recorded: Contribution | None, now: datetime) 
         values[":recorded"] = contributions.to_attribute(recorded)
     action = {
         "Put": {
-            "TableName": tables.transactions().name,
+            "TableName": tables.transactions_name(),
             "Item": transaction_item(txn, now, desired),
             "ConditionExpression": condition,
             "ExpressionAttributeNames": {"#contribution": contributions.ATTRIBUTE},
@@ -332,7 +332,7 @@ def _removal(
     if enabled and recorded is not None:  # with summaries off the row keeps what the summaries hold
         expression += " REMOVE #contribution"
     update = {
-        "TableName": tables.transactions().name,
+        "TableName": tables.transactions_name(),
         "Key": keys.transaction_key(txn_id),
         "UpdateExpression": expression,
         "ConditionExpression": condition,
@@ -512,7 +512,7 @@ def reconcile_change(row: Mapping[str, Any], first_open: str) -> summary_writes.
         else:
             terms.append(f"attribute_not_exists(#a{n})")
     update: dict[str, Any] = {
-        "TableName": tables.transactions().name,
+        "TableName": tables.transactions_name(),
         "Key": keys.transaction_key(txn.txn_id),
         "ConditionExpression": "attribute_exists(PK) AND " + " AND ".join(terms),
         "ExpressionAttributeNames": names,

@@ -433,3 +433,17 @@ def test_the_ops_commands_backfill_and_check_a_user(user_id: str, capsys: pytest
     printed = capsys.readouterr().out
     assert txn.txn_id in printed and '"changed": 1' in printed
     assert figures(rows_of(user_id)[("2026-11", None, None)]) == (4200, 0, 4200, 1)
+
+
+def test_all_users_are_found_by_their_transaction_rows(user_id: str) -> None:
+    from ops.summaries import users_with_transactions
+
+    # GIVEN a user whose only rows are transactions (one of them a row that names its user only in its keys)
+    txn = transactions.Transaction(user_id, "acct", f"{user_id}-t", 100, date(2026, 11, 12))
+    item = transactions.transaction_item(txn, NOW)
+    del item["user_id"]
+    transactions.put_transaction_items([item])
+    # WHEN every user is listed for the backfill
+    found = list(users_with_transactions())
+    # THEN the user is there, once
+    assert found.count(user_id) == 1

@@ -69,6 +69,18 @@ class ConditionFailedError(DataError):
     """A conditional write found its precondition false (an invariant held)."""
 
 
+class TransactionConditionFailedError(ConditionFailedError):
+    """A TransactWriteItems was cancelled because conditions failed.
+
+    ``reasons`` holds one code per action, in request order (``None`` where that action was
+    not the cause), so a caller can tell which precondition no longer held.
+    """
+
+    def __init__(self, message: str, reasons: Sequence[str | None]) -> None:
+        super().__init__(message)
+        self.reasons: list[str | None] = list(reasons)
+
+
 class ThrottledError(DataError):
     """DynamoDB or another AWS service throttled the request; retry later."""
 
@@ -79,6 +91,10 @@ class TransientAWSError(DataError):
     """An AWS call failed for a reason a later retry may fix (5xx, timeout)."""
 
     retryable = True
+
+
+class TransactionConflictError(TransientAWSError):
+    """Another write held an item this write needed (DynamoDB's TransactionConflict); retry shortly."""
 
 
 class ResourceMissingError(DataError):

@@ -327,6 +327,11 @@ class Settings:
     #: Live balance refreshes (billed by Plaid per call) a user may make per window.
     balance_refresh_limit: int = 10
     balance_refresh_window_seconds: int = 3600
+    #: Whether the refiner keeps the monthly summaries current (off: rows keep the contribution
+    #: they record and summaries stop moving; run the backfill after turning it back on).
+    summaries_enabled: bool = True
+    #: Most transaction ids a summary row lists in each of its two id sets (bounds the row's size).
+    summary_id_limit: int = 250
 
     @property
     def is_prod(self) -> bool:
@@ -397,7 +402,20 @@ def load_settings() -> Settings:
         new_item_mining_mode=_choice("NEW_ITEM_MINING_MODE", "GET", MINING_MODES),
         sync_loop_stale_seconds=_whole("SYNC_LOOP_STALE_SECONDS", 3600, minimum=60),
         sync_page_size=_page_size("SYNC_PAGE_SIZE", 500),
+        summaries_enabled=_env_bool("SUMMARIES_ENABLED", True),
+        summary_id_limit=_summary_id_limit(),
     )
+
+
+#: Ids of at most this many bytes each keep a full summary row far below DynamoDB's 400 KB item limit.
+MAX_SUMMARY_ID_LIMIT = 1000
+
+
+def _summary_id_limit() -> int:
+    value = _whole("SUMMARY_ID_LIMIT", 250, minimum=0)
+    if value > MAX_SUMMARY_ID_LIMIT:
+        raise ConfigurationError(f"SUMMARY_ID_LIMIT must be at most {MAX_SUMMARY_ID_LIMIT}, got {value}")
+    return value
 
 
 #: Stages whose shared ``plaid-account-changes`` table is the one in this region, whatever the deploy region.

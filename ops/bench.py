@@ -1,6 +1,8 @@
 """``make bench``: the pipeline's figures, each against a baseline measured in the same run.
 
-1. DynamoDB write requests per 1,000 refined transactions, against writing one PutItem per row.
+1. DynamoDB write requests per 1,000 refined transactions, against writing one PutItem per row,
+   and what live monthly summaries add: the same transactions refined with summaries off and on
+   (write requests and write units), new, re-delivered unchanged, modified, then removed.
 2. Refiner throughput (transactions/s, everything a record costs) against raw BatchWriteItem
    throughput of the same rows on the same endpoint.
 3. CPU per 500-transaction Plaid page on the hot path against the SDK's default path
@@ -53,8 +55,14 @@ def counted_requests() -> Iterator[Counter[str]]:
         events.unregister("before-call.dynamodb", count)
 
 
-def _records(user_id: str, count: int) -> list[Any]:
-    """Kinesis records of ``count`` fake-Plaid transactions, in pages of 500."""
+def _records(
+    user_id: str, count: int, id_prefix: str = "", cents_more: int = 0, removed: bool = False, days: int = 100
+) -> list[Any]:
+    """Kinesis records of ``count`` fake-Plaid transactions, in pages of 500.
+
+    ``id_prefix`` makes the same data anew; ``cents_more`` modifies every amount; ``removed``
+    makes the records Plaid's removals of those transactions instead.
+    """
     from chalicelib.pipeline.messages import PageRecord, encode_page_record
     from chalicelib.pipeline.refiner import KinesisInput
     from ops.fakes.plaid.generate import build_accounts, build_transactions, seeded
@@ -63,12 +71,19 @@ def _records(user_id: str, count: int) -> list[Any]:
     by_role = build_accounts(rng, loans=False)
     accounts = list(by_role.values())
     roles = {role: str(a["account_id"]) for role, a in by_role.items()}
-    txns = build_transactions(rng, roles, count=count, history_days=100, today=datetime.now(UTC).date())
+    txns = build_transactions(rng, roles, count=count, history_days=days, today=datetime.now(UTC).date())
+    for txn in txns:
+        txn["amount"] = round(txn["amount"] + cents_more / 100, 2)
+        for field in ("transaction_id", "pending_transaction_id"):
+            if txn.get(field):
+                txn[field] = id_prefix + txn[field]
     pages = [txns[i : i + 500] for i in range(0, len(txns), 500)]
     records: list[KinesisInput] = []
     for n, page in enumerate(pages):
         response = {"accounts": accounts, "transactions": page, "total_transactions": len(txns), "item": {}}
         record = PageRecord(user_id, "bench-item", "bench-mine", n == len(pages) - 1, response)
+        if removed:
+            record = PageRecord(user_id, "bench-item", "bench-mine", True, None, [t["transaction_id"] for t in page])
         records += [KinesisInput(str(len(records) + 1), data) for data in encode_page_record(record)]
     return records
 
@@ -115,6 +130,68 @@ def bench_cold_starts() -> Any:
         return measure(plaid, runs=5, env={"PLAID_BASE_URL": plaid.url})
 
 
+def _metered_refine(records: list[Any], now: datetime) -> tuple[int, float]:
+    """Write requests and write units (base and GSI, ops.capacity's arithmetic) of one refine."""
+    from chalicelib.aws.clients import dynamodb
+    from chalicelib.infra.declaration import declare
+    from chalicelib.pipeline.refiner import refine_records
+    from ops.capacity.measure import side_client, table_specs
+    from ops.capacity.meter import Meter
+
+    meter = Meter(table_specs(declare()), side_client())
+    meter.phase = "bench"
+    meter.attach([dynamodb().meta.client])
+    try:
+        with meter.acting_as("refiner") as usage:
+            result = refine_records(records, now=now)
+    finally:
+        meter.detach()
+    if result["batchItemFailures"] or usage is None:
+        raise RuntimeError(f"refiner failed: {result}")
+    requests = sum(usage.requests[f"dynamodb.{op}"] for op in WRITE_OPERATIONS)
+    return requests, float(sum(usage.write_units.values()))
+
+
+#: What bench_summaries does to the same transactions, in order.
+SUMMARY_STEPS = ("new", "unchanged", "modified", "removed")
+#: Half of section 1's transactions over half its days: the same density (the figures are per
+#: 1,000), in half the time the capacity meter's before and after reads take on moto.
+SUMMARY_TRANSACTIONS, SUMMARY_DAYS = TRANSACTIONS // 2, 50
+
+
+def bench_summaries() -> dict[str, tuple[int, float]]:
+    """The same transactions with summaries off, then on (fresh users): new, re-delivered
+    unchanged, every amount modified, every transaction removed."""
+    import os
+
+    from chalicelib.settings import reset_settings
+
+    now = datetime.now(UTC)
+    figures: dict[str, tuple[int, float]] = {}
+    previous = os.environ.get("SUMMARIES_ENABLED")
+    try:
+        for mode in ("off", "on"):
+            os.environ["SUMMARIES_ENABLED"] = "true" if mode == "on" else "false"
+            reset_settings()
+            run = f"{mode}{time.time_ns()}"
+            user = f"bench-{run}"
+            count, days = SUMMARY_TRANSACTIONS, SUMMARY_DAYS
+            records = _records(user, count, id_prefix=run, days=days)
+            figures[f"new, summaries {mode}"] = _metered_refine(records, now)
+            figures[f"unchanged, summaries {mode}"] = _metered_refine(records, now)
+            modified = _records(user, count, id_prefix=run, cents_more=1, days=days)
+            figures[f"modified, summaries {mode}"] = _metered_refine(modified, now)
+            removals = _records(user, count, id_prefix=run, removed=True, days=days)
+            figures[f"removed, summaries {mode}"] = _metered_refine(removals, now)
+    finally:
+        if previous is None:
+            os.environ.pop("SUMMARIES_ENABLED", None)
+        else:
+            os.environ["SUMMARIES_ENABLED"] = previous
+        reset_settings()
+    return figures
+
+
 def main() -> int:
     apply_local_env()
     with local_aws(log_path=ROOT / ".moto.log"):
@@ -122,6 +199,7 @@ def main() -> int:
 
         bootstrap()
         refiner = bench_refiner()
+        summary_cost = bench_summaries()
         cold = bench_cold_starts()
         from ops import bench_api
 
@@ -135,6 +213,20 @@ def main() -> int:
     print(f"   refiner (batched):         {per_thousand:8.1f}  (+ {refiner['read_requests']:.0f} owner reads)")
     print(f"   one PutItem per row:       {baseline_per_thousand:8.1f}")
     print(f"   ratio baseline / refiner:  {baseline_per_thousand / per_thousand:8.1f}x fewer requests")
+    print("   live monthly summaries, per 1,000 transactions (write requests, write units incl. GSIs):")
+    for state in SUMMARY_STEPS:
+        (off_requests, off_units), (on_requests, on_units) = (
+            summary_cost[f"{state}, summaries off"],
+            summary_cost[f"{state}, summaries on"],
+        )
+        scale = 1000 / SUMMARY_TRANSACTIONS
+        print(
+            f"   {state:>9}: off {off_requests * scale:6.0f} req {off_units * scale:7.0f} WU"
+            f" | on {on_requests * scale:6.0f} req {on_units * scale:7.0f} WU"
+            f" | summaries add {(on_requests - off_requests) * scale:+5.0f} req"
+            f" ({on_requests / off_requests - 1:+.0%}), {(on_units - off_units) * scale:+6.0f} WU"
+            f" ({on_units / off_units - 1:+.0%})"
+        )
     print("2. Rows written per second on this endpoint (the same rows):")
     print(
         f"   refiner, end to end:       {refiner['refiner_rows_per_second']:8.0f}  (decode, refine, owner check, write)"

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, ReadTimeoutError
 
 from chalicelib.aws import clients
 
@@ -62,6 +62,38 @@ def aws_fault(
     events = _client_for(service, region).meta.events
     # Emitted with the caller's own parameters (TableName, QueueUrl...), before any request is sent.
     event_name = f"before-parameter-build.{service}.{operation}"
+    events.register(event_name, fault)
+    try:
+        yield fault
+    finally:
+        events.unregister(event_name, fault)
+
+
+@dataclass
+class LostAnswer:
+    """The next ``times`` calls of ``operation`` reach AWS and are applied; their answers never arrive."""
+
+    operation: str
+    times: int = 1
+    hits: int = 0
+
+    def __call__(self, http_response: Any, **_: Any) -> None:
+        if self.hits >= self.times or http_response.status_code >= 300:
+            return
+        self.hits += 1
+        raise ReadTimeoutError(endpoint_url=f"injected: the answer to {self.operation} was lost")
+
+
+@contextmanager
+def lost_answer(service: str, operation: str, *, times: int = 1, region: str | None = None) -> Iterator[LostAnswer]:
+    """Make the factory's ``service`` client lose the answers of ``operation`` after AWS applied it.
+
+    The caller sees a read timeout, as when a connection drops after the request was served:
+    the at-least-once case a consumer must survive by finding its work already done.
+    """
+    fault = LostAnswer(operation, times)
+    events = _client_for(service, region).meta.events
+    event_name = f"after-call.{service}.{operation}"
     events.register(event_name, fault)
     try:
         yield fault

@@ -21,6 +21,8 @@ from chalicelib.errors import (
     InvalidRequestError,
     ResourceMissingError,
     ThrottledError,
+    TransactionConditionFailedError,
+    TransactionConflictError,
     TransientAWSError,
 )
 
@@ -35,6 +37,8 @@ _THROTTLING = frozenset(
         "KMSThrottlingException",
     }
 )
+#: Cancellation reasons of a transaction that mean throttling.
+_THROTTLED_REASONS = frozenset({"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"})
 _TRANSIENT = frozenset({"InternalServerError", "ServiceUnavailable", "RequestTimeout"})
 _MISSING = frozenset({"ResourceNotFoundException", "AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"})
 _DENIED = frozenset({"AccessDeniedException", "AccessDenied", "UnrecognizedClientException"})
@@ -45,6 +49,22 @@ def error_code(exc: ClientError) -> str:
     return str(exc.response.get("Error", {}).get("Code", ""))
 
 
+def _reason(reason: object) -> str | None:
+    """One action's cancellation code (``None``: that action was not the cause)."""
+    code = reason.get("Code") if isinstance(reason, dict) else None
+    return None if code in (None, "None") else str(code)
+
+
+def _cancelled(exc: ClientError, message: str) -> DataError:
+    """A cancelled transaction, by its actions' reasons; a single write that met one is a conflict."""
+    reasons = [_reason(r) for r in exc.response.get("CancellationReasons", [])]
+    if "ConditionalCheckFailed" in reasons:
+        return TransactionConditionFailedError(message, reasons)
+    if any(r in _THROTTLED_REASONS for r in reasons):
+        return ThrottledError(message)
+    return TransactionConflictError(message)  # TransactionConflict and the like: a retry may pass
+
+
 def translate(exc: Exception) -> DataError:
     """The typed error for a botocore exception (never raises itself)."""
     if isinstance(exc, ClientError):
@@ -53,11 +73,8 @@ def translate(exc: Exception) -> DataError:
         status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
         if code == "ConditionalCheckFailedException":
             return ConditionFailedError(message)
-        if code == "TransactionCanceledException":
-            reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
-            if "ConditionalCheckFailed" in reasons:
-                return ConditionFailedError(message)
-            return TransientAWSError(message)
+        if code in ("TransactionCanceledException", "TransactionConflictException"):
+            return _cancelled(exc, message)
         if code in _THROTTLING:
             return ThrottledError(message)
         if code in _MISSING:

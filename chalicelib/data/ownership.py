@@ -13,15 +13,29 @@ Rows written before owners were recorded may lack the item (transactions) or bot
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib.data import keys, tables
+from chalicelib.data import contributions, keys, tables
 from chalicelib.data.batch import batch_get
 from chalicelib.observability import count, logger
 
 MISMATCH_METRIC = "txn.owner.mismatch"
 _PROJECTION = ("PK", "txn_id", "user_id", "item_id", "acct_id")
+#: What else a transaction row's write needs of the stored row: what it contributes to the
+#: summaries and what it records it contributes (:mod:`chalicelib.data.contributions`).
+_CONTENT = (
+    "txn_date",
+    "txn_amount",
+    "txn_amount_string",
+    "txn_pending",
+    "txn_removed",
+    "txn_category_id",
+    "GSI1PK",
+    "GSI1SK",
+    "GSI3PK",
+    contributions.ATTRIBUTE,
+)
 
 
 @dataclass(frozen=True)
@@ -47,20 +61,25 @@ class StoredOwners:
 
     transactions: dict[str, Owner]
     tombstones: dict[str, Owner]
+    #: The stored transaction rows themselves (owner and summary attributes only).
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def stored_owners(txn_ids: Iterable[str]) -> StoredOwners:
     """Owners of the existing TRANSACTION rows and REMOVE tombstones of ``txn_ids``.
 
-    One strongly consistent batch read of both kinds of key (chunks of 100).
+    One strongly consistent batch read of both kinds of key (chunks of 100); the projection
+    adds the few attributes a transaction row's summary bookkeeping needs (read units are
+    charged by item size, so they cost nothing more).
     """
     ids = list(dict.fromkeys(txn_ids))
     if not ids:
         return StoredOwners({}, {})
     wanted = [keys.transaction_key(t) for t in ids] + [keys.remove_key(t) for t in ids]
-    found = batch_get(tables.transactions().name, wanted, consistent=True, projection=_PROJECTION)
+    found = batch_get(tables.transactions().name, wanted, consistent=True, projection=_PROJECTION + _CONTENT)
     txns: dict[str, Owner] = {}
     tombs: dict[str, Owner] = {}
+    rows: dict[str, dict[str, Any]] = {}
     for row in found:
         pk = str(row.get("PK", ""))
         txn_id = str(row.get("txn_id") or keys.last_part(pk))
@@ -68,7 +87,8 @@ def stored_owners(txn_ids: Iterable[str]) -> StoredOwners:
             tombs[txn_id] = owner_of(row)
         else:
             txns[txn_id] = owner_of(row)
-    return StoredOwners(txns, tombs)
+            rows[txn_id] = row
+    return StoredOwners(txns, tombs, rows)
 
 
 def report_mismatch(row: str, action: str, txn_id: str, user_id: str, item_id: str, owner: Owner) -> None:

@@ -2,18 +2,23 @@
 
 One partition per user, sorted ``DATE#<YYYY-MM>`` then optional ``#ACCOUNT#<id>`` and/or
 ``#CATEGORY#<id>``, so a month or a range of months is one Query and one row is one
-GetItem. ``total_amount`` is integer cents (Decimal in DynamoDB) with its ``_string``
-copy; the transaction ids counted in (``added_txn_ids``) and taken out
-(``removed_txn_ids``) are string sets, omitted when empty (DynamoDB stores no empty set).
+GetItem. Amounts are integer cents (Decimal in DynamoDB): ``outflow_amount`` (money out)
+and ``inflow_amount`` (money in) of the posted transactions counted, ``total_amount`` their
+difference (positive = money spent) and ``txn_count`` how many were counted. The ids counted
+in (``added_txn_ids``) and taken out (``removed_txn_ids``) are string sets, omitted when
+empty (DynamoDB stores no empty set) and listing at most ``SUMMARY_ID_LIMIT`` ids each.
 
-The seed's only writer is an undeployed batch job; :func:`put_summary` and
-:func:`put_summaries` serve local seeding and tests. The API returns what was last written.
+The refiner keeps the rows current through :func:`summary_update` (see
+:mod:`chalicelib.data.summary_writes`); rows have no ``ttl``: they outlive the transactions.
+Rows written by the system this service took over carry only ``total_amount`` (with its
+``_string`` copy) and are read as they are. :func:`put_summary` and :func:`put_summaries`
+overwrite rows for local seeding and tests.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -24,6 +29,7 @@ from boto3.dynamodb.conditions import Key
 from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.batch import put_items
+from chalicelib.data.contributions import SummaryDelta, SummaryKey
 from chalicelib.data.money import cents_to_string, from_dynamo
 from chalicelib.data.query import query_rows
 from chalicelib.data.ttl import iso_timestamp
@@ -49,6 +55,10 @@ class Summary:
     added_txn_ids: frozenset[str] = field(default_factory=frozenset)
     removed_txn_ids: frozenset[str] = field(default_factory=frozenset)
     updated_at: str | None = None
+    #: Money out and in, and transactions counted; None on rows of the previous writer.
+    outflow_amount: int | None = None
+    inflow_amount: int | None = None
+    txn_count: int | None = None
 
     @property
     def granularity(self) -> Granularity:
@@ -87,6 +97,9 @@ def summary_item(summary: Summary, now: datetime) -> dict[str, Any]:
         "removed_txn_ids": set(summary.removed_txn_ids),
     }
     item.update({k: v for k, v in optional.items() if v})
+    counted = {"outflow_amount": summary.outflow_amount, "inflow_amount": summary.inflow_amount}
+    counted["txn_count"] = summary.txn_count
+    item.update({k: v for k, v in counted.items() if v is not None})
     return item
 
 
@@ -102,10 +115,109 @@ def from_item(item: Mapping[str, Any]) -> Summary:
         added_txn_ids=frozenset(item.get("added_txn_ids", ())),
         removed_txn_ids=frozenset(item.get("removed_txn_ids", ())),
         updated_at=item.get("updated_at"),
+        outflow_amount=_cents(item.get("outflow_amount")),
+        inflow_amount=_cents(item.get("inflow_amount")),
+        txn_count=_cents(item.get("txn_count")),
     )
 
 
-# --- writes (local seeding, tests) ----------------------------------------------------
+def _cents(value: object) -> int | None:
+    return None if value is None else from_dynamo(value)
+
+
+def summary_key(user_id: str, key: SummaryKey) -> dict[str, str]:
+    return {"PK": keys.summary_pk(user_id), "SK": keys.summary_sk(key.month, key.acct_id, key.category_id)}
+
+
+# --- live updates ---------------------------------------------------------------------
+
+
+def summary_update(
+    user_id: str,
+    key: SummaryKey,
+    delta: SummaryDelta,
+    now: datetime,
+    *,
+    listed_in: Collection[str],
+    listed_out: Collection[str],
+    id_limit: int,
+) -> dict[str, Any]:
+    """The TransactWriteItems ``Update`` that applies ``delta`` to one row (pure).
+
+    Amounts and the count are ADDed, so updates of one row commute. Ids entering the row
+    leave ``removed_txn_ids`` and the listed ones (``listed_in``) join ``added_txn_ids``;
+    ids leaving do the reverse. One update moves ids in one direction only (an attribute
+    may appear once in an update expression). A set grows only on condition that it
+    stays within ``id_limit``: a failed condition tells the writer the set is full.
+    """
+    if delta.entering and delta.leaving:
+        raise ValueError("one summary update moves ids in one direction only")
+    names = {"#type": "type", "#month": "month"}
+    values: dict[str, Any] = {
+        ":type": keys.SUMMARY,
+        ":user": user_id,
+        ":month": check_month(key.month),
+        ":now": iso_timestamp(now),
+        ":outflow": delta.outflow,
+        ":inflow": delta.inflow,
+        ":total": delta.total,
+        ":count": delta.count,
+    }
+    sets = ["#type = :type", "user_id = :user", "#month = :month", "updated_at = :now"]
+    if key.acct_id is not None:
+        sets.append("acct_id = :acct")
+        values[":acct"] = key.acct_id
+    if key.category_id is not None:
+        sets.append("category_id = :category")
+        values[":category"] = key.category_id
+    adds = ["outflow_amount :outflow", "inflow_amount :inflow", "total_amount :total", "txn_count :count"]
+    deletes: list[str] = []
+    conditions: list[str] = []
+    for moving, listed, into, out_of in (
+        (delta.entering, listed_in, "added_txn_ids", "removed_txn_ids"),
+        (delta.leaving, listed_out, "removed_txn_ids", "added_txn_ids"),
+    ):
+        if not moving:
+            continue
+        deletes.append(f"{out_of} :moving")
+        values[":moving"] = set(moving)
+        if listed:
+            adds.append(f"{into} :listed")
+            values[":listed"] = set(listed)
+            conditions.append(f"(attribute_not_exists({into}) OR size({into}) <= :room)")
+            values[":room"] = id_limit - len(listed)
+    expression = "SET " + ", ".join(sets) + " REMOVE total_amount_string ADD " + ", ".join(adds)
+    if deletes:
+        expression += " DELETE " + ", ".join(deletes)
+    update: dict[str, Any] = {
+        "TableName": tables.transactions_name(),
+        "Key": summary_key(user_id, key),
+        "UpdateExpression": expression,
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
+    }
+    if conditions:
+        update["ConditionExpression"] = " AND ".join(conditions)
+    return {"Update": update}
+
+
+def listed_id_counts(user_id: str, key: SummaryKey) -> tuple[int, int]:
+    """How many ids a row lists in ``added_txn_ids`` and ``removed_txn_ids`` (strongly consistent)."""
+    with translated():
+        item = (
+            tables.transactions()
+            .get_item(
+                Key=summary_key(user_id, key),
+                ConsistentRead=True,
+                ProjectionExpression="added_txn_ids, removed_txn_ids",
+            )
+            .get("Item")
+        )
+    row: Mapping[str, Any] = item or {}
+    return len(row.get("added_txn_ids") or ()), len(row.get("removed_txn_ids") or ())
+
+
+# --- overwrites (local seeding, tests) ------------------------------------------------
 
 
 def put_summary(summary: Summary, now: datetime) -> None:

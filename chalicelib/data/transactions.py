@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
@@ -18,12 +18,14 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 
 from chalicelib.aws.errors import translated
-from chalicelib.data import keys, tables
+from chalicelib.data import contributions, keys, ownership, summary_writes, tables
 from chalicelib.data.batch import put_items
+from chalicelib.data.contributions import Contribution
 from chalicelib.data.money import dollars_to_cents, from_dynamo
 from chalicelib.data.query import query_rows
-from chalicelib.data.ttl import transaction_ttl
-from chalicelib.errors import ConditionFailedError, ValidationError
+from chalicelib.data.ttl import transaction_ttl, utcnow
+from chalicelib.errors import ValidationError
+from chalicelib.settings import get_settings
 
 #: Category used in GSI2/GSI4 keys when Plaid gives none.
 UNCATEGORIZED = "UNCATEGORIZED"
@@ -55,8 +57,12 @@ class Transaction:
     item_id: str | None = None
 
 
-def transaction_item(txn: Transaction, now: datetime) -> dict[str, Any]:
-    """The row for ``txn`` (pure). Optional attributes are omitted when empty."""
+def transaction_item(txn: Transaction, now: datetime, contribution: Contribution | None = None) -> dict[str, Any]:
+    """The row for ``txn`` (pure). Optional attributes are omitted when empty.
+
+    ``contribution`` is what the row records it contributes to the monthly summaries
+    (:mod:`chalicelib.data.contributions`); None records nothing.
+    """
     item: dict[str, Any] = {
         **keys.transaction_key(txn.txn_id),
         **keys.transaction_gsi_keys(txn.user_id, txn.acct_id, txn.category_id, txn.txn_date.isoformat(), txn.txn_id),
@@ -88,6 +94,8 @@ def transaction_item(txn: Transaction, now: datetime) -> dict[str, Any]:
     if txn.removed:
         item.update(_removed_keys(item))
         item["txn_removed"] = True
+    if contribution is not None:
+        item[contributions.ATTRIBUTE] = contributions.to_attribute(contribution)
     return item
 
 
@@ -148,6 +156,93 @@ def put_transaction_items(items: Iterable[dict[str, Any]]) -> int:
     return put_items(tables.transactions().name, items, ("PK", "SK"))
 
 
+def write_transactions(txns: Iterable[Transaction], stored: Mapping[str, Mapping[str, Any]], now: datetime) -> int:
+    """Write refined transactions, moving the summaries of every row whose contribution changes.
+
+    ``stored`` holds the rows already stored for these ids, read strongly consistent by
+    :func:`chalicelib.data.ownership.stored_owners` (which also checked their owners). A row
+    whose write moves no summary (its contribution stays what it records, or is a final
+    month's), and whose stored content agrees with that record, is batch-written like any
+    other row: no other writer touches such a row (a removal of the same item comes through
+    the same ordered stream; the backfill only writes rows whose record disagrees with their
+    content in an open month). Any other row is written conditioned on its record, together
+    with its summary difference (:func:`chalicelib.data.summary_writes.apply`). With
+    summaries off, every row is batch-written keeping the contribution it records. Returns
+    rows written.
+    """
+    unique = {t.txn_id: t for t in txns}
+    enabled = get_settings().summaries_enabled
+    first_open = contributions.first_open_month(now)
+    plain: list[dict[str, Any]] = []
+    changes: list[summary_writes.RowChange] = []
+    for txn in unique.values():
+        row = stored.get(txn.txn_id)
+        recorded = contributions.recorded(row) if row else None
+        desired = contributions.of_transaction(txn)
+        if not enabled:
+            plain.append(transaction_item(txn, now, recorded))
+        elif contributions.deltas(txn.txn_id, recorded, desired, first_open) or _record_disagrees(
+            row, recorded, first_open
+        ):
+            changes.append(_put_change(txn, recorded, now))
+        else:  # no summary moves (same contribution, or a final month's): nothing to guard
+            plain.append(transaction_item(txn, now, desired))
+    return put_transaction_items(plain) + summary_writes.apply(changes, now)
+
+
+def _record_disagrees(row: Mapping[str, Any] | None, recorded: Contribution | None, first_open: str) -> bool:
+    """Whether a stored row records, for an open month, another contribution than its content makes
+    (a row written with summaries off, or before them: the backfill may be rewriting its record)."""
+    if row is None:
+        return False
+    content = contributions.of_transaction(from_item(row))
+    return contributions.effective(content, first_open) != contributions.effective(recorded, first_open)
+
+
+def _put_change(txn: Transaction, recorded: Contribution | None, now: datetime) -> summary_writes.RowChange:
+    """The row write of ``txn``, conditioned on the row recording ``recorded`` and being its user's."""
+    desired = contributions.of_transaction(txn)
+    values: dict[str, Any] = {":user": txn.user_id}
+    if recorded is None:
+        condition = "attribute_not_exists(#contribution) AND (attribute_not_exists(PK) OR user_id = :user)"
+    else:
+        condition = "#contribution = :recorded AND user_id = :user"
+        values[":recorded"] = contributions.to_attribute(recorded)
+    action = {
+        "Put": {
+            "TableName": tables.transactions_name(),
+            "Item": transaction_item(txn, now, desired),
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": {"#contribution": contributions.ATTRIBUTE},
+            "ExpressionAttributeValues": values,
+        }
+    }
+    return summary_writes.RowChange(
+        txn.txn_id, txn.user_id, recorded, desired, action, reload=lambda: _reloaded_put(txn, now)
+    )
+
+
+def _reloaded_put(txn: Transaction, now: datetime) -> summary_writes.RowChange | None:
+    """The write of ``txn`` planned again from its row as it is now (None: another owner's row)."""
+    with translated():
+        row = (
+            tables.transactions()
+            .get_item(
+                Key=keys.transaction_key(txn.txn_id),
+                ConsistentRead=True,
+                ProjectionExpression="user_id, item_id, #contribution",
+                ExpressionAttributeNames={"#contribution": contributions.ATTRIBUTE},
+            )
+            .get("Item")
+        )
+    if row is not None and not ownership.owner_of(row).admits(txn.user_id, txn.item_id or str(row.get("item_id"))):
+        ownership.report_mismatch(
+            "transaction", "write", txn.txn_id, txn.user_id, txn.item_id or "", ownership.owner_of(row)
+        )
+        return None
+    return _put_change(txn, contributions.recorded(row) if row else None, now)
+
+
 class SoftDelete(StrEnum):
     """What a removal did to a transaction row."""
 
@@ -156,45 +251,95 @@ class SoftDelete(StrEnum):
     NOT_OWNER = "not_owner"  # the row is another user's or item's: left alone
 
 
-def soft_delete(txn_id: str, user_id: str, item_id: str) -> SoftDelete:
+def soft_delete(txn_id: str, user_id: str, item_id: str, now: datetime | None = None) -> SoftDelete:
     """Mark one transaction of ``user_id``'s ``item_id`` removed; another owner's row is left alone.
 
     The GSI sort keys derive from the row's date, read first; the write is conditioned on
-    that date and on the owner read, so a concurrent rewrite makes it retry, never corrupt
-    keys or cross owners. A row without ``item_id`` (written before owners were recorded)
-    belongs to the item its account row names; when that is unknown too, the user decides.
+    that date, on the owner read and on the summary contribution the row records, so a
+    concurrent rewrite makes it retry, never corrupt keys or cross owners. A removed row
+    contributes nothing: what it recorded leaves its summaries in the same write
+    (:mod:`chalicelib.data.summary_writes`). A row without ``item_id`` (written before owners
+    were recorded) belongs to the item its account row names; when that is unknown too, the
+    user decides.
     """
-    table = tables.transactions()
-    for _ in range(3):
-        with translated():
-            item = table.get_item(
+    return soft_delete_rows({txn_id: None}, user_id, item_id, now)[txn_id]
+
+
+def soft_delete_rows(
+    rows: Mapping[str, Mapping[str, Any] | None], user_id: str, item_id: str, now: datetime | None = None
+) -> dict[str, SoftDelete]:
+    """:func:`soft_delete` for several ids at once, their summary moves packed together.
+
+    ``rows`` maps each id to its row as just read strongly consistent (with ``txn_date``,
+    ``user_id``, ``item_id``, ``acct_id`` and the recorded contribution, as
+    :func:`chalicelib.data.ownership.stored_owners` reads them), or to None to read it here.
+    A row that changed since is read again and its removal planned anew.
+    """
+    now = now or utcnow()
+    outcomes: dict[str, SoftDelete] = {}
+
+    def plan(txn_id: str, row: Mapping[str, Any] | None) -> summary_writes.RowChange | None:
+        planned = _removal(txn_id, row if row is not None else _removal_row(txn_id), user_id, item_id)
+        if isinstance(planned, SoftDelete):
+            outcomes[txn_id] = planned
+            return None
+        outcomes[txn_id] = SoftDelete.REMOVED
+        return replace(planned, reload=lambda: plan(txn_id, None))
+
+    changes = [change for txn_id, row in rows.items() if (change := plan(txn_id, row)) is not None]
+    summary_writes.apply(changes, now)
+    return outcomes
+
+
+def _removal_row(txn_id: str) -> dict[str, Any] | None:
+    with translated():
+        return (
+            tables.transactions()
+            .get_item(
                 Key=keys.transaction_key(txn_id),
                 ConsistentRead=True,
-                ProjectionExpression="txn_date, user_id, item_id, acct_id",
-            ).get("Item")
-        if item is None:
-            return SoftDelete.MISSING
-        if not _owned_by(item, user_id, item_id):
-            return SoftDelete.NOT_OWNER
-        txn_date = str(item["txn_date"])
-        removed_sk = keys.removed(keys.transaction_date_sk(txn_date, txn_id))
-        condition = "attribute_exists(PK) AND txn_date = :d AND user_id = :u AND "
-        condition += "item_id = :i" if item.get("item_id") else "attribute_not_exists(item_id)"
-        values: dict[str, Any] = {":t": True, ":sk": removed_sk, ":d": txn_date, ":u": user_id}
-        if item.get("item_id"):
-            values[":i"] = item_id
-        try:
-            with translated():
-                table.update_item(
-                    Key=keys.transaction_key(txn_id),
-                    UpdateExpression="SET txn_removed = :t, " + ", ".join(f"GSI{n}SK = :sk" for n in GSI_NUMBERS),
-                    ConditionExpression=condition,
-                    ExpressionAttributeValues=values,
-                )
-            return SoftDelete.REMOVED
-        except ConditionFailedError:
-            continue
-    raise ConditionFailedError(f"transaction {txn_id} kept changing while being removed")
+                ProjectionExpression="txn_date, user_id, item_id, acct_id, #contribution",
+                ExpressionAttributeNames={"#contribution": contributions.ATTRIBUTE},
+            )
+            .get("Item")
+        )
+
+
+def _removal(
+    txn_id: str, item: Mapping[str, Any] | None, user_id: str, item_id: str
+) -> SoftDelete | summary_writes.RowChange:
+    """The soft delete of ``item`` (the row as read), or why there is none to make."""
+    names = {"#contribution": contributions.ATTRIBUTE}
+    if item is None:
+        return SoftDelete.MISSING
+    if not _owned_by(item, user_id, item_id):
+        return SoftDelete.NOT_OWNER
+    txn_date = str(item["txn_date"])
+    recorded = contributions.recorded(item)
+    removed_sk = keys.removed(keys.transaction_date_sk(txn_date, txn_id))
+    condition = "attribute_exists(PK) AND txn_date = :d AND user_id = :u AND "
+    condition += "item_id = :i" if item.get("item_id") else "attribute_not_exists(item_id)"
+    values: dict[str, Any] = {":t": True, ":sk": removed_sk, ":d": txn_date, ":u": user_id}
+    if item.get("item_id"):
+        values[":i"] = item_id
+    if recorded is None:
+        condition += " AND attribute_not_exists(#contribution)"
+    else:
+        condition += " AND #contribution = :recorded"
+        values[":recorded"] = contributions.to_attribute(recorded)
+    expression = "SET txn_removed = :t, " + ", ".join(f"GSI{n}SK = :sk" for n in GSI_NUMBERS)
+    enabled = get_settings().summaries_enabled
+    if enabled and recorded is not None:  # with summaries off the row keeps what the summaries hold
+        expression += " REMOVE #contribution"
+    update = {
+        "TableName": tables.transactions_name(),
+        "Key": keys.transaction_key(txn_id),
+        "UpdateExpression": expression,
+        "ConditionExpression": condition,
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
+    }
+    return summary_writes.RowChange(txn_id, user_id, recorded, None if enabled else recorded, {"Update": update})
 
 
 def _owned_by(row: Mapping[str, Any], user_id: str, item_id: str) -> bool:
@@ -308,3 +453,88 @@ def user_transactions_between(user_id: str, start: date, end: date) -> list[Tran
         tables.transactions(), entity=keys.TRANSACTION, IndexName="GSI1", KeyConditionExpression=condition
     )
     return [from_item(row) for row in rows]
+
+
+def user_transaction_rows(user_id: str) -> list[dict[str, Any]]:
+    """Every stored TRANSACTION row of a user, removed ones included, as stored (GSI1, eventual).
+
+    The partition alone, without a sort-key condition, also returns the ``REMOVED#`` keys:
+    what the summary backfill and check read.
+    """
+    return query_rows(
+        tables.transactions(),
+        entity=keys.TRANSACTION,
+        IndexName="GSI1",
+        KeyConditionExpression=Key("GSI1PK").eq(keys.user_transactions_pk(user_id)),
+    )
+
+
+#: What a row's contribution is derived from (:func:`from_item`): a record is rewritten only
+#: while all of them are as read, so it always matches the content it was derived from.
+_CONTENT_ATTRIBUTES = (
+    "user_id",
+    "acct_id",
+    "txn_date",
+    "txn_amount",
+    "txn_amount_string",
+    "txn_pending",
+    "txn_removed",
+    "txn_category_id",
+    "GSI1PK",
+    "GSI1SK",
+    "GSI3PK",
+)
+
+
+def reconcile_change(row: Mapping[str, Any], first_open: str) -> summary_writes.RowChange | None:
+    """Make a stored row record what its content contributes, moving its summaries (None: nothing to do).
+
+    For rows whose record disagrees with their content: rows stored before summaries existed
+    or written while they were off. Only the record changes, never the content, and only while
+    the content is as read. Rows of closed months are left as they are (their summaries are final).
+    """
+    txn = from_item(row)
+    recorded, desired = contributions.recorded(row), contributions.of_transaction(txn)
+    if desired == recorded or (
+        contributions.effective(desired, first_open) is None and contributions.effective(recorded, first_open) is None
+    ):
+        return None
+    names = {"#contribution": contributions.ATTRIBUTE}
+    values: dict[str, Any] = {}
+    terms = ["attribute_not_exists(#contribution)" if recorded is None else "#contribution = :recorded"]
+    if recorded is not None:
+        values[":recorded"] = contributions.to_attribute(recorded)
+    for n, name in enumerate(_CONTENT_ATTRIBUTES):
+        names[f"#a{n}"] = name
+        if name in row:
+            terms.append(f"#a{n} = :a{n}")
+            values[f":a{n}"] = row[name]
+        else:
+            terms.append(f"attribute_not_exists(#a{n})")
+    update: dict[str, Any] = {
+        "TableName": tables.transactions_name(),
+        "Key": keys.transaction_key(txn.txn_id),
+        "ConditionExpression": "attribute_exists(PK) AND " + " AND ".join(terms),
+        "ExpressionAttributeNames": names,
+    }
+    if desired is None:
+        update["UpdateExpression"] = "REMOVE #contribution"
+    else:
+        update["UpdateExpression"] = "SET #contribution = :desired"
+        values[":desired"] = contributions.to_attribute(desired)
+    if values:
+        update["ExpressionAttributeValues"] = values
+    return summary_writes.RowChange(
+        txn.txn_id,
+        txn.user_id,
+        recorded,
+        desired,
+        {"Update": update},
+        reload=lambda: _reloaded_row(txn.txn_id, first_open),
+    )
+
+
+def _reloaded_row(txn_id: str, first_open: str) -> summary_writes.RowChange | None:
+    with translated():
+        row = tables.transactions().get_item(Key=keys.transaction_key(txn_id), ConsistentRead=True).get("Item")
+    return reconcile_change(row, first_open) if row else None

@@ -47,6 +47,8 @@ class RecordOutcome:
     transactions_written: int = 0
     retombstoned: int = 0
     removed: int = 0
+    #: Pending rows removed because the page posted them.
+    superseded: int = 0
 
 
 def refine_records(records: Iterable[KinesisInput], now: datetime | None = None) -> dict[str, list[dict[str, str]]]:
@@ -77,7 +79,7 @@ def apply_record(record: PageRecord, now: datetime) -> RecordOutcome:
         outcome = _apply_page(record, now)
     if record.removed:
         removed = _apply_removed(record, now)
-        outcome = RecordOutcome(outcome.transactions_written, outcome.retombstoned, removed)
+        outcome = RecordOutcome(outcome.transactions_written, outcome.retombstoned, removed, outcome.superseded)
     return outcome
 
 
@@ -89,29 +91,46 @@ def _apply_page(record: PageRecord, now: datetime) -> RecordOutcome:
     rows += [balances.balance_item(a, balance_day(a, now), now) for a in page.accounts]
     accounts.put_account_items(rows)
 
-    dead, live = _sort_by_owner(record, page.transactions)
+    sorted_page = _sort_by_owner(record, page.transactions)
+    dead = sorted_page.dead
     if dead:
         removes.put_remove_items(removes.remove_item(t, record.user_id, record.item_id, now) for t in sorted(dead))
         body = json.dumps({"user_id": record.user_id, "removed": sorted(dead)}, separators=(",", ":"))
         send_message(get_settings().replay_feeder_queue, body)
-    written = transactions.put_transaction_items(transactions.transaction_item(t, now) for t in live)
+    # Pending rows a posting replaces go first, so the API never shows both.
+    superseded = _remove_ids(record, sorted_page.superseded, sorted_page.found, now)
+    written = transactions.write_transactions(sorted_page.live, sorted_page.found.rows, now)
     count(WRITTEN_METRIC, written)
 
     if record.last_page and (page.transactions or record.announce):
         publisher.new_txns_batch_completed(record.user_id, record.item_id, record.mine_id)
     if rows:  # last, so the insight service reads every row this record stored
         balance_updates.announce(record.user_id, BalanceUpdateSource.REFINER, item_id=record.item_id, now=now)
-    return RecordOutcome(written, len(dead))
+    return RecordOutcome(written, len(dead), superseded=superseded)
 
 
-def _sort_by_owner(record: PageRecord, page: list[transactions.Transaction]) -> tuple[set[str], list[Any]]:
-    """Split a page into ids this item removed earlier (re-tombstoned) and rows to write.
+@dataclass(frozen=True)
+class _SortedPage:
+    """A page's transactions by what becomes of them, and the stored rows they were sorted by."""
+
+    found: ownership.StoredOwners
+    dead: set[str]
+    live: list[transactions.Transaction]
+    #: Pending ids the page's posted transactions replace (``pending_transaction_id``).
+    superseded: list[str]
+
+
+def _sort_by_owner(record: PageRecord, page: list[transactions.Transaction]) -> _SortedPage:
+    """Split a page into ids this item removed earlier (re-tombstoned), rows to write, and the
+    pending ids its postings replace (removed like a removal, whichever arrived first).
 
     A transaction whose row belongs to another user or item is neither: it is left alone
-    (logged and counted). A tombstone of another owner does not apply to this one.
+    (logged and counted). A tombstone of another owner does not apply to this one. A pending
+    transaction the same page already replaces is not written.
     """
     user, item = record.user_id, record.item_id
-    found = ownership.stored_owners(t.txn_id for t in page)
+    named = [t.pending_transaction_id for t in page if not t.pending and t.pending_transaction_id]
+    found = ownership.stored_owners([t.txn_id for t in page] + [n for n in named if n])
     dead: set[str] = set()
     live: list[transactions.Transaction] = []
     for txn in page:
@@ -126,7 +145,12 @@ def _sort_by_owner(record: PageRecord, page: list[transactions.Transaction]) -> 
         if tomb is not None:
             ownership.report_mismatch("tombstone", "block", txn.txn_id, user, item, tomb)
         live.append(txn)
-    return dead, live
+    replaced = {t.pending_transaction_id for t in live if not t.pending and t.pending_transaction_id}
+    # A posting never replaces itself or another posting, in this page or stored.
+    replaced -= {t.txn_id for t in live if not t.pending}
+    replaced = {i for i in replaced if i not in found.rows or found.rows[i].get("txn_pending")}
+    live = [t for t in live if t.txn_id not in replaced]
+    return _SortedPage(found, dead, live, sorted(i for i in replaced if i and i not in dead))
 
 
 def _other_owner(
@@ -141,25 +165,37 @@ def _other_owner(
 
 def _apply_removed(record: PageRecord, now: datetime) -> int:
     """Tombstone and soft-delete the removed ids of this user's item, and no one else's rows."""
-    user, item = record.user_id, record.item_id
     ids = list(dict.fromkeys(record.removed or []))
-    found = ownership.stored_owners(ids)
+    return _remove_ids(record, ids, ownership.stored_owners(ids), now)
+
+
+def _remove_ids(record: PageRecord, ids: list[str], found: ownership.StoredOwners, now: datetime) -> int:
+    """Tombstone ``ids`` and soft-delete their rows, for this user's item only; returns rows removed.
+
+    ``found`` is what :func:`ownership.stored_owners` read for them. An id whose row is not
+    stored is only tombstoned, so its transaction never appears later either; an id already
+    tombstoned for this item and whose row is removed already (a redelivery) costs nothing.
+    """
+    user, item = record.user_id, record.item_id
     claimed: list[str] = []
     for txn_id in ids:
         mismatch = _other_owner(found, txn_id, user, item)
         if mismatch is not None:
             ownership.report_mismatch(mismatch[0], "remove", txn_id, user, item, mismatch[1])
             continue
+        row = found.rows.get(txn_id)
+        if txn_id in found.tombstones and (row is None or row.get("txn_removed")):
+            continue  # done before: the tombstone stands and the row, if any, is removed
         claimed.append(txn_id)
     # Tombstones first: from then on a late copy of the transaction cannot resurrect it.
     removes.put_remove_items(removes.remove_item(t, user, item, now) for t in claimed)
-    removed = 0
-    for txn_id in claimed:
-        outcome = transactions.soft_delete(txn_id, user, item)
+    # Ids without a row are done: the tombstone waits for them.
+    stored = {txn_id: found.rows[txn_id] for txn_id in claimed if txn_id in found.rows}
+    outcomes = transactions.soft_delete_rows(stored, user, item, now)
+    for txn_id, outcome in outcomes.items():
         if outcome is transactions.SoftDelete.NOT_OWNER:  # changed owner since the read
             ownership.report_mismatch("transaction", "remove", txn_id, user, item, ownership.Owner(None, None))
-        removed += outcome is transactions.SoftDelete.REMOVED
-    return removed
+    return sum(outcome is transactions.SoftDelete.REMOVED for outcome in outcomes.values())
 
 
 def handle_kinesis_event(event: Mapping[str, Any], now: datetime | None = None) -> dict[str, list[dict[str, str]]]:

@@ -31,7 +31,7 @@ FUNCTIONS = (INTAKE, MINER, THROTTLE_MINER, REFINER, FEEDER)
 PHASES = (HISTORY, REMOVAL, UPDATE)
 API_FUNCTIONS = (API_TRANSACTIONS, API_ACCOUNTS, API_CATEGORIES)
 #: Entities in the order the size table lists them.
-ENTITIES = ("TRANSACTION", "ACCOUNT", "BALANCE", "REMOVE", "WEBHOOK_INFO", "ITEM")
+ENTITIES = ("TRANSACTION", "SUMMARY", "ACCOUNT", "BALANCE", "REMOVE", "WEBHOOK_INFO", "ITEM")
 COMMAND = "make capacity"
 #: How many of the limits, lowest first, the document lists.
 CEILINGS_SHOWN = 8
@@ -498,6 +498,7 @@ def _amplification(doc: Doc) -> None:
         new_row,
         _amplification_row("TRANSACTION, re-mined window (update)", update.entity("TRANSACTION")),
         removed_row,
+        _amplification_row("SUMMARY update (history, update)", merge([history, update]).entity("SUMMARY")),
         _amplification_row("REMOVE tombstone", removal.entity("REMOVE")),
         info_row,
         _amplification_row("ITEM refresh (plaid table)", merge([history, removal, update]).entity("ITEM")),

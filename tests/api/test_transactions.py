@@ -127,8 +127,10 @@ def test_a_forged_or_malformed_cursor_is_a_400(api: Api, user_id: str) -> None:
     assert malformed.status_code == 400
 
 
-def test_summary_returns_what_was_last_written_at_each_granularity(api: Api, user_id: str) -> None:
-    # GIVEN summary rows for October and November at all four granularities
+def test_summary_rows_of_the_previous_writer_are_returned_as_written_at_each_granularity(
+    api: Api, user_id: str
+) -> None:
+    # GIVEN summary rows as the previous writer left them, for October and November at all four granularities
     acct = uid("acct")
     rows = [
         Summary(user_id, month, 10_000, added_txn_ids=frozenset({"t1", "t2"})) for month in ("2026-10", "2026-11")
@@ -152,6 +154,9 @@ def test_summary_returns_what_was_last_written_at_each_granularity(api: Api, use
             "account_id": None,
             "category_id": "13005043",
             "total_amount": 2500,
+            "outflow_amount": None,
+            "inflow_amount": None,
+            "txn_count": None,
             "added_txn_ids": [],
             "removed_txn_ids": ["t9"],
             "updated_at": by_category["summaries"][0]["updated_at"],
@@ -161,3 +166,32 @@ def test_summary_returns_what_was_last_written_at_each_granularity(api: Api, use
         ("2026-10", 10_000, ["t1", "t2"]),
         ("2026-11", 10_000, ["t1", "t2"]),
     ]
+
+
+def test_summary_of_refined_transactions_counts_posted_money_out_and_in(api: Api, user_id: str) -> None:
+    # GIVEN a page refined with a purchase, a refund, pay, and a pending purchase
+    from chalicelib.pipeline.refiner import refine_records
+    from tests.factories import kinesis_inputs, page_record, plaid_account, plaid_transaction, transactions_response
+
+    account = plaid_account()
+    acct = account["account_id"]
+    txns = [
+        plaid_transaction(acct, date="2026-11-02", amount=25.0),
+        plaid_transaction(acct, date="2026-11-03", amount=-5.0),
+        plaid_transaction(acct, date="2026-11-13", amount=-1200.0, category_id="21009000"),
+        plaid_transaction(acct, date="2026-11-19", amount=8.0, pending=True),
+    ]
+    record = page_record(user_id, "item", transactions_response([account], txns))
+    assert refine_records(kinesis_inputs(record), now=NOW) == {"batchItemFailures": []}
+    # WHEN November's month row is read
+    [month] = api.get(SUMMARY, path={"user_id": user_id}, params={"month": "2026-11", "granularity": "MONTH"}).json()[
+        "summaries"
+    ]
+    # THEN it counts the three posted transactions, money out and in apart
+    assert (month["outflow_amount"], month["inflow_amount"], month["total_amount"], month["txn_count"]) == (
+        2500,
+        120500,
+        2500 - 120500,
+        3,
+    )
+    assert month["added_txn_ids"] == sorted(t["transaction_id"] for t in txns[:3])

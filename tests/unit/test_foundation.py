@@ -151,7 +151,16 @@ def test_prod_never_falls_back_to_local_secrets(monkeypatch: pytest.MonkeyPatch)
     assert "from-the-environment" not in repr(settings)
 
 
-@pytest.mark.parametrize(("name", "value"), [("ENABLE_LIABILITY_MINING", "maybe"), ("THROTTLE_DELAY_SECONDS", "901")])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("ENABLE_LIABILITY_MINING", "maybe"),
+        ("THROTTLE_DELAY_SECONDS", "901"),
+        ("SUMMARIES_ENABLED", "sometimes"),
+        ("SUMMARY_ID_LIMIT", "1001"),
+        ("SUMMARY_ID_LIMIT", "-1"),
+    ],
+)
 def test_malformed_settings_fail_loudly(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigurationError, match=name):

@@ -2,7 +2,9 @@
 
 IDENTITY_VERIFICATION upserts the session Plaid reports (GSI1 then answers "latest").
 SCREENING finds the session whose watchlist screening it is (GSI2) and records its status.
-The user is Plaid's ``client_user_id`` (the id this service gave Link).
+The user is Plaid's ``client_user_id`` (the id this service gave Link). The lookups and their
+drops are :func:`~chalicelib.pipeline.decisions.miner.kyc_lookup` and
+:func:`~chalicelib.pipeline.decisions.miner.kyc_user`.
 """
 
 from __future__ import annotations
@@ -11,41 +13,38 @@ from datetime import datetime
 
 from chalicelib.data import identity_verifications
 from chalicelib.pipeline.batches import DropMessageError
+from chalicelib.pipeline.decisions import Drop
+from chalicelib.pipeline.decisions import miner as rules
+from chalicelib.pipeline.effects import Effects
 from chalicelib.pipeline.lifecycle import require_user
 from chalicelib.pipeline.messages import WebhookMessage
-from chalicelib.plaid.client import get_plaid
 
 
-def handle_kyc_webhook(message: WebhookMessage, now: datetime) -> None:
-    if message.webhook_type == "IDENTITY_VERIFICATION":
-        _identity_verification(message)
+def handle_kyc_webhook(message: WebhookMessage, now: datetime, fx: Effects) -> None:
+    lookup = rules.kyc_lookup(message)
+    if isinstance(lookup, Drop):
+        raise DropMessageError.of(lookup)
+    if message.webhook_type == rules.IDENTITY_VERIFICATION:
+        _identity_verification(message, lookup, fx)
     else:
-        _screening(message)
+        _screening(message, lookup, fx)
 
 
-def _identity_verification(message: WebhookMessage) -> None:
-    idv_id = message.payload.get("identity_verification_id")
-    if not idv_id:
-        raise DropMessageError("missing_identity_verification_id")
-    session = get_plaid().identity_verification_get(str(idv_id))
-    user_id = session.get("client_user_id")
-    if not user_id:
-        raise DropMessageError("session_without_user", identity_verification_id=idv_id)
-    require_user(str(user_id))
-    identity_verifications.put_identity_verification(
-        identity_verifications.identity_verification_from_plaid(str(user_id), session)
-    )
+def _identity_verification(message: WebhookMessage, idv_id: str, fx: Effects) -> None:
+    session = fx.plaid.identity_verification_get(idv_id)
+    user_id = rules.kyc_user(message, session, idv_id)
+    if isinstance(user_id, Drop):
+        raise DropMessageError.of(user_id)
+    require_user(user_id, fx)
+    fx.store.put_identity_verification(identity_verifications.identity_verification_from_plaid(user_id, session))
 
 
-def _screening(message: WebhookMessage) -> None:
-    screening_id = message.payload.get("screening_id")
-    if not screening_id:
-        raise DropMessageError("missing_screening_id")
-    screening = get_plaid().watchlist_screening_individual_get(str(screening_id))
-    user_id = screening.get("client_user_id")
-    if not user_id:
-        raise DropMessageError("screening_without_user", screening_id=screening_id)
-    session = identity_verifications.find_by_watchlist_screening(str(user_id), str(screening_id))
+def _screening(message: WebhookMessage, screening_id: str, fx: Effects) -> None:
+    screening = fx.plaid.watchlist_screening_individual_get(screening_id)
+    user_id = rules.kyc_user(message, screening, screening_id)
+    if isinstance(user_id, Drop):
+        raise DropMessageError.of(user_id)
+    session = fx.store.find_by_watchlist_screening(user_id, screening_id)
     if session is None:
         raise DropMessageError("screening_without_session", screening_id=screening_id)
-    identity_verifications.set_watchlist_status(session.user_id, session.idv_id, str(screening.get("status")))
+    fx.store.set_watchlist_status(session.user_id, session.idv_id, str(screening.get("status")))

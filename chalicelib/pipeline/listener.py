@@ -11,6 +11,10 @@ body is the EventBridge envelope ``{"id", "time", "detail": {"data": {"type", "u
    synthetic HISTORICAL_UPDATE; anything else a synthetic DEFAULT_UPDATE, queued with
    ``source=FROM_LISTENER``.
 
+The decision table is pure (:mod:`chalicelib.pipeline.decisions.listener`); the items, the
+WEBHOOK_INFO rows and the webhooks queue are reached through
+:class:`~chalicelib.pipeline.effects.Effects`.
+
 Processing errors are logged and never retried (no batch item failures). A redelivered
 login is harmless: the synthetic message's id and timestamp derive from the login event
 and the item only, so both copies carry the same message id, the miner records one
@@ -21,65 +25,31 @@ row exists, the 24-hour rule skips any later copy.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from enum import StrEnum
+from datetime import UTC, datetime
 from typing import Any
 
 from marshmallow import EXCLUDE, Schema, fields
 from marshmallow import ValidationError as SchemaError
 
-from chalicelib.data import items, webhook_info
+from chalicelib.data import items
 from chalicelib.data.ttl import utcnow
 from chalicelib.data.webhook_info import WebhookSource
 from chalicelib.errors import ValidationError
 from chalicelib.infra.declaration import AUTH0_LOGIN_TYPES
 from chalicelib.observability import count, logger
-from chalicelib.pipeline import intake
+from chalicelib.pipeline.decisions.listener import Action, PastWebhook, considered, decide
+from chalicelib.pipeline.effects import Effects, get_effects
+
+__all__ = ["Action", "ItemDecision", "LoginEvent", "PastWebhook", "decide", "decide_and_queue", "handle_sqs_event"]
 
 AUTH0_PREFIX = "auth0|"
 TRANSACTIONS = "TRANSACTIONS"
-HISTORICAL_UPDATE = "HISTORICAL_UPDATE"
-DEFAULT_UPDATE = "DEFAULT_UPDATE"
-#: Codes that count as a mine for the 24-hour rule (a SYNC_UPDATES_AVAILABLE row is a sync item's pull).
-MINE_CODES = frozenset({"DEFAULT_UPDATE", "INITIAL_UPDATE", HISTORICAL_UPDATE, "SYNC_UPDATES_AVAILABLE"})
-RECENT_MINE = timedelta(hours=24)
-#: WEBHOOK_INFO retention: an item older than this may have lost its HISTORICAL_UPDATE row.
-YOUNG_ITEM = timedelta(days=30)
 LOGIN_TYPES = frozenset(AUTH0_LOGIN_TYPES)
 DECISION_METRIC = "txn.listener.decision"
 SKIPPED_METRIC = "txn.listener.skipped"
 FAILED_METRIC = "txn.listener.failed"
-
-
-class Action(StrEnum):
-    SKIP = "SKIP"
-    HISTORICAL_UPDATE = HISTORICAL_UPDATE
-    DEFAULT_UPDATE = DEFAULT_UPDATE
-
-
-@dataclass(frozen=True)
-class PastWebhook:
-    """What the decision needs of one WEBHOOK_INFO row."""
-
-    code: str
-    received_at: datetime
-
-
-def decide(history: Iterable[PastWebhook], item_created_at: datetime | None, now: datetime) -> Action:
-    """Seed 002's decision table for one ACTIVE item (pure).
-
-    ``history`` is the item's TRANSACTIONS rows (any source). An item whose creation time
-    is unknown counts as old: it gets the DEFAULT_UPDATE, never a 180-day remine by guess.
-    """
-    rows = list(history)
-    if any(r.code in MINE_CODES and now - r.received_at <= RECENT_MINE for r in rows):
-        return Action.SKIP
-    young = item_created_at is not None and now - item_created_at < YOUNG_ITEM
-    if young and not any(r.code == HISTORICAL_UPDATE for r in rows):
-        return Action.HISTORICAL_UPDATE
-    return Action.DEFAULT_UPDATE
 
 
 # --- the login event ----------------------------------------------------------------------
@@ -157,12 +127,18 @@ class ItemDecision:
     message_id: str | None = None
 
 
-def handle_sqs_event(event: Mapping[str, Any], now: datetime | None = None) -> dict[str, list[dict[str, str]]]:
-    """The Lambda entry: every message is handled once; nothing is ever reported failed."""
+def handle_sqs_event(
+    event: Mapping[str, Any], now: datetime | None = None, fx: Effects | None = None
+) -> dict[str, list[dict[str, str]]]:
+    """The Lambda entry: every message is handled once; nothing is ever reported failed.
+
+    Not Powertools' batch processor: it exists to report failures for a retry, and the
+    listener never retries (a login is not worth a second remine; the next login asks again).
+    """
     for record in event.get("Records", []):
         message_id = str(record.get("messageId", ""))
         try:
-            handle_message(str(record.get("body", "")), now or utcnow())
+            handle_message(str(record.get("body", "")), now or utcnow(), fx)
         except Exception as exc:  # noqa: BLE001 - seed 002: logged, not retried
             logger.exception(
                 "listener could not handle a login; it is not retried",
@@ -172,20 +148,21 @@ def handle_sqs_event(event: Mapping[str, Any], now: datetime | None = None) -> d
     return {"batchItemFailures": []}
 
 
-def handle_message(body: str, now: datetime) -> list[ItemDecision]:
+def handle_message(body: str, now: datetime, fx: Effects | None = None) -> list[ItemDecision]:
     """Decide and queue the synthetic webhooks for one login; returns what was decided."""
+    fx = fx or get_effects()
     login = parse_login(body)
     if login is None:
         count(SKIPPED_METRIC, reason="not_a_login")
         return []
-    user_items = items.list_items(login.user_id)
+    user_items = fx.store.list_items(login.user_id)
     if not user_items:
         logger.info("login of a user without items", extra={"user_id": login.user_id})
         count(SKIPPED_METRIC, reason="no_items")
         return []
     decisions: list[ItemDecision] = []
     for item in user_items:
-        if item.status is not items.ItemStatus.ACTIVE:
+        if not considered(item):
             logger.info(
                 "login: item is not active; skipped",
                 extra={"user_id": item.user_id, "item_id": item.item_id, "status": item.status.value},
@@ -193,7 +170,7 @@ def handle_message(body: str, now: datetime) -> list[ItemDecision]:
             count(SKIPPED_METRIC, reason="item_not_active")
             continue
         try:
-            decisions.append(decide_and_queue(login, item, now))
+            decisions.append(decide_and_queue(login, item, now, fx))
         except Exception as exc:  # noqa: BLE001 - one item's failure must not cost the others their mine
             logger.exception(
                 "listener could not handle an item; it is not retried",
@@ -203,8 +180,9 @@ def handle_message(body: str, now: datetime) -> list[ItemDecision]:
     return decisions
 
 
-def decide_and_queue(login: LoginEvent, item: items.Item, now: datetime) -> ItemDecision:
-    history = [PastWebhook(r.webhook_code, r.received_at) for r in webhook_info.transaction_webhooks(item.item_id)]
+def decide_and_queue(login: LoginEvent, item: items.Item, now: datetime, fx: Effects | None = None) -> ItemDecision:
+    fx = fx or get_effects()
+    history = [PastWebhook(r.webhook_code, r.received_at) for r in fx.store.transaction_webhooks(item.item_id)]
     action = decide(history, parse_created_at(item.created_at), now)
     count(DECISION_METRIC, action=action.value)
     if action is Action.SKIP:
@@ -217,7 +195,7 @@ def decide_and_queue(login: LoginEvent, item: items.Item, now: datetime) -> Item
         "login_event_id": login.event_id,
     }
     # The login's own time stamps the message, so a redelivered login yields the same message id.
-    message = intake.enqueue_synthetic(WebhookSource.FROM_LISTENER.value, payload, now=login.time or now)
+    message = fx.messages.enqueue_webhook(WebhookSource.FROM_LISTENER.value, payload, login.time or now)
     logger.info(
         "login: synthetic webhook queued",
         extra={"item_id": item.item_id, "webhook_code": action.value, "message_id": message.message_id},

@@ -13,85 +13,70 @@
 A synthetic webhook for a newly linked item (``FROM_ADD_ITEM``, ``FROM_LAYER_STUB``) also
 applies the re-link rule (:mod:`chalicelib.pipeline.relink`) before it mines, so the rule
 completes under the queue's retries whatever happened to it during the link request.
+
+Every rule above is a pure function of :mod:`chalicelib.pipeline.decisions.miner`; this module
+carries them out, reaching Plaid, the tables, the stream and the queues only through
+:class:`~chalicelib.pipeline.effects.Effects`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
-from chalicelib.data import items, webhook_info
+from chalicelib.data import items
 from chalicelib.data.ttl import utcnow
 from chalicelib.data.webhook_info import UpdateInfo, WebhookInfo, WebhookSource
-from chalicelib.pipeline import kyc, lifecycle, relink, sync_mining
+from chalicelib.pipeline import kyc, lifecycle, sync_mining
 from chalicelib.pipeline.batches import DropMessageError
+from chalicelib.pipeline.decisions import Drop
+from chalicelib.pipeline.decisions import miner as rules
+from chalicelib.pipeline.decisions.miner import (
+    AUTH,
+    ITEM,
+    LIABILITIES,
+    TRANSACTIONS,
+    MineWindow,
+    PullBySync,
+    PutRemovals,
+    Screen,
+)
+from chalicelib.pipeline.effects import Effects, get_effects
 from chalicelib.pipeline.messages import PageRecord, WebhookMessage, parse_webhook_message
-from chalicelib.pipeline.mining import ItemRef, mine_page, put_records
-from chalicelib.plaid.client import get_plaid
+from chalicelib.pipeline.mining import ItemRef, mine_page
 from chalicelib.plaid.errors import PlaidItemError, PlaidItemNotFoundError
 
-TRANSACTIONS = "TRANSACTIONS"
-ITEM = "ITEM"
-AUTH = "AUTH"
-LIABILITIES = "LIABILITIES"
-IDENTITY_VERIFICATION = "IDENTITY_VERIFICATION"
-SCREENING = "SCREENING"
-ALLOWED_TYPES = frozenset({TRANSACTIONS, ITEM, AUTH, LIABILITIES, IDENTITY_VERIFICATION, SCREENING})
-ALLOWED_ITEM_CODES = frozenset(
-    {"WEBHOOK_UPDATE_ACKNOWLEDGED", "LOGIN_REPAIRED", "USER_PERMISSION_REVOKED", "USER_ACCOUNT_REVOKED", "ERROR"}
-)
-#: TRANSACTIONS codes that mine, with their window in days.
-MINE_WINDOWS = {"DEFAULT_UPDATE": 14, "INITIAL_UPDATE": 30, "HISTORICAL_UPDATE": 180}
-TRANSACTIONS_REMOVED = "TRANSACTIONS_REMOVED"
-#: Plaid's "new changes since your cursor" (only for items that have called /transactions/sync).
-SYNC_UPDATES_AVAILABLE = "SYNC_UPDATES_AVAILABLE"
-#: TRANSACTIONS codes that pull from the committed cursor of an item mined by /transactions/sync.
-SYNC_PULL_CODES = frozenset({*MINE_WINDOWS, TRANSACTIONS_REMOVED, SYNC_UPDATES_AVAILABLE})
-#: Synthetic sources that announce a newly linked item.
-LINK_SOURCES = frozenset({WebhookSource.FROM_ADD_ITEM.value, WebhookSource.FROM_LAYER_STUB.value})
-#: Plaid errors that end a DEFAULT_UPDATE mine without retry.
-END_DEFAULT_UPDATE_CODES = frozenset({"ITEM_LOGIN_REQUIRED", "NO_ACCOUNTS"})
 
-
-def handle_webhook_body(body: str, now: datetime | None = None) -> None:
+def handle_webhook_body(body: str, now: datetime | None = None, fx: Effects | None = None) -> None:
     """Route one queue message (raises to retry, DropMessageError to drop)."""
-    route_webhook(parse_webhook_message(body), now or utcnow())
+    route_webhook(parse_webhook_message(body), now or utcnow(), fx)
 
 
-def route_webhook(message: WebhookMessage, now: datetime) -> None:
-    kind, code = message.webhook_type, message.webhook_code
-    if kind not in ALLOWED_TYPES:
-        raise DropMessageError("unhandled_type", webhook_type=kind, webhook_code=code)
-    if kind == ITEM and code not in ALLOWED_ITEM_CODES:
-        raise DropMessageError("unhandled_item_code", webhook_code=code)
-    if kind == TRANSACTIONS and code not in SYNC_PULL_CODES:
-        raise DropMessageError("unhandled_transactions_code", webhook_code=code)
-    if code == "WEBHOOK_UPDATE_ACKNOWLEDGED":
+def route_webhook(message: WebhookMessage, now: datetime, fx: Effects | None = None) -> None:
+    fx = fx or get_effects()
+    screened = rules.screen(message)
+    if isinstance(screened, Drop):
+        raise DropMessageError.of(screened)
+    if screened is Screen.DONE:
         return
-    if kind in (IDENTITY_VERIFICATION, SCREENING):
-        kyc.handle_kyc_webhook(message, now)
+    if screened is Screen.KYC:
+        kyc.handle_kyc_webhook(message, now, fx)
         return
-    if not message.item_id:
-        raise DropMessageError("missing_item_id", webhook_type=kind, webhook_code=code)
-    item = items.get_item_by_id(message.item_id)
-    if item is None:
-        raise DropMessageError("item_not_found", item_id=message.item_id)
-    if item.status == items.ItemStatus.REMOVED and message.source == WebhookSource.FROM_LISTENER:
-        raise DropMessageError("listener_remine_of_removed_item", item_id=message.item_id)
-    if code == SYNC_UPDATES_AVAILABLE and not item.mines_by_sync:
-        # Its DEFAULT_UPDATE (sent alongside) mines the same changes by /transactions/get.
-        raise DropMessageError("sync_update_for_get_item", item_id=message.item_id)
-    if message.source in LINK_SOURCES and item.status != items.ItemStatus.REMOVED:
-        relink.retire_older_logins(item, is_override=bool(message.payload.get("is_override")), now=now)
-    if not (kind == ITEM and code == lifecycle.USER_PERMISSION_REVOKED):
-        item = refresh_item(item)
-    update_info = ROUTES[kind](message, item, now)
-    webhook_info.record_webhook(
+    plan = rules.plan_for_item(message, fx.store.get_item_by_id(str(message.item_id)))
+    if isinstance(plan, Drop):
+        raise DropMessageError.of(plan)
+    item = plan.item
+    if plan.relink:
+        fx.removals.retire_older_logins(item, is_override=plan.is_override, now=now)
+    if plan.refresh:
+        item = refresh_item(item, fx)
+    update_info = ROUTES[plan.route](message, item, now, fx)
+    fx.store.record_webhook(
         WebhookInfo(
             user_id=item.user_id,
             item_id=item.item_id,
-            webhook_type=kind,
-            webhook_code=code,
+            webhook_type=message.webhook_type,
+            webhook_code=message.webhook_code,
             source=WebhookSource(message.source),
             received_at=datetime.fromisoformat(message.received_at.replace("Z", "+00:00")),
             message_id=message.message_id,
@@ -101,17 +86,14 @@ def route_webhook(message: WebhookMessage, now: datetime) -> None:
     )
 
 
-def refresh_item(item: items.Item) -> items.Item:
+def refresh_item(item: items.Item, fx: Effects) -> items.Item:
     """Bring the ITEM row up to date with Plaid's view of the item (seed step 6)."""
-    if item.status == items.ItemStatus.REMOVED:
-        # REMOVED is final: its token is revoked at Plaid and nothing may revive the row.
-        raise DropMessageError("item_removed", item_id=item.item_id)
     try:
-        response = get_plaid().item_get(item.access_token)
+        response = fx.plaid.item_get(item.access_token)
     except PlaidItemNotFoundError as exc:
         raise DropMessageError("item_gone_at_plaid", item_id=item.item_id) from exc
     try:
-        return items.refresh_from_plaid(item, response)
+        return fx.store.refresh_from_plaid(item, response)
     except items.ItemRemovedError as exc:
         raise DropMessageError("item_removed", item_id=item.item_id) from exc
 
@@ -119,53 +101,49 @@ def refresh_item(item: items.Item) -> items.Item:
 # --- TRANSACTIONS ---------------------------------------------------------------------
 
 
-def route_transactions(message: WebhookMessage, item: items.Item, now: datetime) -> UpdateInfo | None:
-    code = message.webhook_code
-    if item.mines_by_sync:
-        return pull_by_sync(message, item, now)
-    if code == TRANSACTIONS_REMOVED:
-        removed = [str(t) for t in message.payload.get("removed_transactions") or []]
-        put_records(PageRecord(item.user_id, item.item_id, message.message_id, True, None, removed))
+def route_transactions(message: WebhookMessage, item: items.Item, now: datetime, fx: Effects) -> UpdateInfo | None:
+    plan = rules.plan_transactions(message, item, now)
+    if isinstance(plan, PullBySync):
+        return pull_by_sync(message, item, plan, now, fx)
+    if isinstance(plan, PutRemovals):
+        fx.messages.put_records(
+            PageRecord(item.user_id, item.item_id, message.message_id, True, None, list(plan.removed))
+        )
         return None
-    end = now.astimezone(UTC).date()
-    start = end - timedelta(days=MINE_WINDOWS[code])
+    return mine_window(message, item, plan, fx)
+
+
+def mine_window(message: WebhookMessage, item: items.Item, window: MineWindow, fx: Effects) -> UpdateInfo:
+    """The first page of a ``/transactions/get`` mine; a Plaid item error may end it (no retry)."""
+    ref = ItemRef(item.user_id, item.item_id, item.access_token)
     try:
-        outcome = mine_page(ItemRef(item.user_id, item.item_id, item.access_token), start, end, 0, message.message_id)
+        outcome = mine_page(ref, window.start, window.end, 0, message.message_id, fx)
     except PlaidItemError as exc:
-        if code == "DEFAULT_UPDATE" and exc.error_code in END_DEFAULT_UPDATE_CODES:
-            raise DropMessageError("mine_ended", item_id=item.item_id, error_code=exc.error_code) from exc
-        raise
-    return UpdateInfo(
-        total_transactions=outcome.total,
-        accounts=tuple(str(a.get("account_id")) for a in outcome.accounts),
-        institution_id=outcome.institution_id,
-    )
+        ended = rules.first_page_failure(message.webhook_code, exc, item.item_id)
+        if ended is None:
+            raise
+        raise DropMessageError.of(ended) from exc
+    return rules.mine_info(outcome.total, outcome.accounts, outcome.institution_id)
 
 
-def pull_by_sync(message: WebhookMessage, item: items.Item, now: datetime) -> UpdateInfo | None:
-    """Every TRANSACTIONS webhook of a sync item pulls from its committed cursor (:mod:`.sync_mining`).
+def pull_by_sync(
+    message: WebhookMessage, item: items.Item, plan: PullBySync, now: datetime, fx: Effects
+) -> UpdateInfo | None:
+    """A sync item pulls from its committed cursor (:mod:`.sync_mining`), after putting its removals, if any.
 
-    A TRANSACTIONS_REMOVED still applies its own removals first: an item switched from
-    ``/transactions/get`` has its first sync without a cursor, which reports no removals, so a
-    transaction Plaid removed before that is removed only by this webhook. The WEBHOOK_INFO row
-    records the first page's updates (added, modified, removed) and accounts; a pull that joined
-    a running loop records none.
+    The WEBHOOK_INFO row records the first page's updates (added, modified, removed) and
+    accounts; a pull that joined a running loop records none.
     """
-    if message.webhook_code == TRANSACTIONS_REMOVED:
-        removed = [str(t) for t in message.payload.get("removed_transactions") or []]
-        if removed:
-            put_records(PageRecord(item.user_id, item.item_id, message.message_id, True, None, removed))
-    outcome = sync_mining.start_pull(ItemRef(item.user_id, item.item_id, item.access_token), message.message_id, now)
-    if outcome.action not in ("page", "committed"):
-        return None
-    return UpdateInfo(
-        total_transactions=outcome.updates,
-        accounts=tuple(str(a.get("account_id")) for a in outcome.accounts),
-        institution_id=item.institution_id,
-    )
+    if plan.removed:
+        fx.messages.put_records(
+            PageRecord(item.user_id, item.item_id, message.message_id, True, None, list(plan.removed))
+        )
+    ref = ItemRef(item.user_id, item.item_id, item.access_token)
+    outcome = sync_mining.start_pull(ref, message.message_id, now, fx)
+    return rules.pull_info(outcome.action, outcome.updates, outcome.accounts, item.institution_id)
 
 
-Route = Callable[[WebhookMessage, items.Item, datetime], UpdateInfo | None]
+Route = Callable[[WebhookMessage, items.Item, datetime, Effects], UpdateInfo | None]
 
 ROUTES: dict[str, Route] = {
     TRANSACTIONS: route_transactions,

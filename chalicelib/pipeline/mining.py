@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from chalicelib.aws.messaging import put_record, send_message
+from chalicelib.aws.messaging import put_record
+from chalicelib.pipeline.decisions.miner import page_plan
+from chalicelib.pipeline.effects import Effects
 from chalicelib.pipeline.messages import MineRequest, PageRecord, encode_page_record
-from chalicelib.plaid.client import get_plaid
 from chalicelib.settings import get_settings
 
 PAGE_SIZE = 500
@@ -39,13 +40,12 @@ class PageOutcome:
     institution_id: str | None
 
 
-def mine_page(item: ItemRef, start: date, end: date, offset: int, mine_id: str) -> PageOutcome:
+def mine_page(item: ItemRef, start: date, end: date, offset: int, mine_id: str, fx: Effects) -> PageOutcome:
     """Fetch one page at ``offset``, publish it, and queue the next request if more remain."""
-    response = get_plaid().transactions_get(item.access_token, start, end, offset=offset, count=PAGE_SIZE)
+    response = fx.plaid.transactions_get(item.access_token, start, end, offset=offset, count=PAGE_SIZE)
     txns = response.get("transactions") or []
     total = int(response.get("total_transactions") or 0)
-    # An empty page ends the mine even if the total says otherwise, so paging always ends.
-    last_page = total - offset <= PAGE_SIZE or not txns
+    last_page, next_offset = page_plan(total, offset, len(txns), PAGE_SIZE)
     accounts: list[dict[str, Any]] = response.get("accounts") or []
     page = {
         "accounts": accounts,
@@ -53,18 +53,18 @@ def mine_page(item: ItemRef, start: date, end: date, offset: int, mine_id: str) 
         "total_transactions": total,
         "item": response.get("item") or {},
     }
-    put_records(PageRecord(item.user_id, item.item_id, mine_id, last_page, page))
-    next_offset = None if last_page else offset + len(txns)
+    fx.messages.put_records(PageRecord(item.user_id, item.item_id, mine_id, last_page, page))
     if next_offset is not None:
-        request = MineRequest(item.item_id, item.user_id, start, end, next_offset, mine_id)
-        settings = get_settings()
-        send_message(settings.throttle_queue, request.to_json(), delay_seconds=settings.throttle_delay_seconds)
+        fx.messages.send_throttled(MineRequest(item.item_id, item.user_id, start, end, next_offset, mine_id).to_json())
     institution = (response.get("item") or {}).get("institution_id")
     return PageOutcome(total, len(txns), last_page, next_offset, accounts, institution)
 
 
 def put_records(record: PageRecord) -> int:
-    """Put a record (split if needed) on the stream in order; returns the parts written."""
+    """Put a record (split if needed) on the stream in order; returns the parts written.
+
+    The live ``put_records`` of :class:`~chalicelib.pipeline.effects.Effects`; the consumers call it through that seam.
+    """
     stream = get_settings().transactions_stream
     previous: str | None = None
     payloads = encode_page_record(record)

@@ -25,6 +25,7 @@ from chalicelib.events import publisher
 from chalicelib.insight import balance_updates
 from chalicelib.insight.balance_updates import BalanceUpdateSource
 from chalicelib.observability import count, logger
+from chalicelib.pipeline.in_order import RETRIED, InOrderLoop
 from chalicelib.pipeline.messages import PageRecord, decode_page_record
 from chalicelib.pipeline.refine import UnconvertibleRecordError, balance_day, refine_page
 from chalicelib.settings import get_settings
@@ -51,25 +52,22 @@ class RecordOutcome:
     superseded: int = 0
 
 
+def _count_failure(result: str, error: Exception) -> None:
+    if result == RETRIED:
+        throttled = isinstance(error, (ThrottledError, BatchUnprocessedError))
+        count(FAILED_METRIC, result=result, throttle=str(throttled).lower())
+    else:
+        count(FAILED_METRIC, result=result)
+
+
+LOOP: InOrderLoop[KinesisInput] = InOrderLoop(
+    "refiner", UNFIXABLE, sequence_number=lambda r: r.sequence_number, count_failure=_count_failure
+)
+
+
 def refine_records(records: Iterable[KinesisInput], now: datetime | None = None) -> dict[str, list[dict[str, str]]]:
-    """Apply records in order; return Lambda's partial batch response."""
-    for record in records:
-        try:
-            apply_record(decode_page_record(record.data), now or utcnow())
-        except UNFIXABLE as exc:
-            logger.error(
-                "refiner skipped a record", extra={"sequence_number": record.sequence_number, "error": str(exc)}
-            )
-            count(FAILED_METRIC, result="skipped")
-        except Exception as exc:  # noqa: BLE001 - any other failure is retried from this record
-            throttled = isinstance(exc, (ThrottledError, BatchUnprocessedError))
-            logger.exception(
-                "refiner failed a record; it will be retried",
-                extra={"sequence_number": record.sequence_number, "error": str(exc)},
-            )
-            count(FAILED_METRIC, result="retried", throttle=str(throttled).lower())
-            return {"batchItemFailures": [{"itemIdentifier": record.sequence_number}]}
-    return {"batchItemFailures": []}
+    """Apply records in order (:mod:`chalicelib.pipeline.in_order`); return Lambda's partial batch response."""
+    return LOOP.run(records, lambda record: apply_record(decode_page_record(record.data), now or utcnow()))
 
 
 def apply_record(record: PageRecord, now: datetime) -> RecordOutcome:

@@ -1,4 +1,4 @@
-"""The listener's pure parts: seed 002's decision table and the Auth0 envelope."""
+"""The listener's pure parts: its decision table (chalicelib.pipeline.decisions.listener) and the Auth0 envelope."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 
+from chalicelib.data.items import ItemStatus
 from chalicelib.errors import ValidationError
-from chalicelib.pipeline.listener import Action, PastWebhook, decide, parse_created_at, parse_login
+from chalicelib.pipeline.decisions.listener import Action, PastWebhook, considered, decide
+from chalicelib.pipeline.listener import parse_created_at, parse_login
+from tests.unit.fake_effects import item
 
 NOW = datetime(2026, 5, 16, 12, 0, tzinfo=UTC)
 
@@ -56,6 +59,12 @@ def test_decision_table(case: str, history: list[PastWebhook], created_at: datet
     # WHEN the listener decides
     # THEN it follows seed 002's table
     assert decide(history, created_at, NOW) is expected, case
+
+
+@pytest.mark.parametrize(("status", "expected"), [(s, s is ItemStatus.ACTIVE) for s in ItemStatus])
+def test_only_active_items_are_considered(status: ItemStatus, expected: bool) -> None:
+    # GIVEN a user's item WHEN they log in THEN only an ACTIVE item goes on to the table
+    assert considered(item(status=status)) is expected
 
 
 def envelope(event_type: Any = "gd_auth_succeed", user_id: Any = "auth0|abc", **extra: Any) -> str:

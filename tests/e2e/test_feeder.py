@@ -3,6 +3,12 @@
 TTL expiry is the runtime's emulation (``expire_ttl``): it deletes the expired rows and
 delivers their REMOVE records as the DynamoDB service's, as Lambda would. Rows are written
 already expired (a realistic epoch a minute in the past), so a sweep at "now" takes them.
+
+One scenario per behaviour: each kind of expiry and of ACCOUNT change through the streams, the
+stream filter, retries and duplicate deliveries. Every case of the rules (which expired items
+are kept, which reason a removal stores, whom the User Service is asked about, when an account
+is main, when a rewrite is news) is a unit test: tests/unit/test_feeder_decisions.py and
+tests/unit/test_feeder_handlers.py.
 """
 
 from __future__ import annotations
@@ -83,9 +89,7 @@ def save_item(
     user_id: str,
     *,
     source: str | None = None,
-    main_account: bool = True,
     ttl: int | None = None,
-    status: items.ItemStatus = items.ItemStatus.ACTIVE,
 ) -> items.Item:
     item = items.Item(
         user_id=user_id,
@@ -93,9 +97,9 @@ def save_item(
         access_token=fake.access_token,
         institution_id=fake.institution_id,
         institution_name=fake.institution_name,
-        status=status,
+        status=items.ItemStatus.ACTIVE,
         created_at=(utcnow() - timedelta(days=3)).isoformat(),
-        main_account_id=fake.roles()["checking"] if main_account else None,
+        main_account_id=fake.roles()["checking"],
         source=source,
         ttl=ttl,
     )
@@ -234,53 +238,6 @@ def test_an_expired_prequal_item_of_an_active_user_is_written_back_without_ttl(
     assert remove_calls(fake_plaid, fake) == []
     # AND the outcome is counted as persisted
     assert _metric_lines(capsys, "txn.item.prequal.expiry", "persisted")
-
-
-@pytest.mark.parametrize("user_status", ["SUSPENDED", "CLOSED", None])
-def test_an_expired_prequal_item_of_a_user_who_is_not_active_is_removed(
-    fake_plaid: FakePlaid,
-    fake_peers: FakePeers,
-    runtime: EventRuntime,
-    user_id: str,
-    user_status: str | None,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    # GIVEN a prequal item with a main account; the user is not ACTIVE (or unknown to the User Service)
-    if user_status is not None:
-        fake_peers.user_service.add_user(user_id, user_status)
-    fake = fake_plaid.create_item(transaction_count=1, loans=False)
-    item = save_item(fake, user_id, source=items.ITEM_SOURCE_PREQUAL, ttl=expired())
-
-    # WHEN its TTL fires
-    expire(runtime)
-
-    # THEN the row is back as REMOVED with the prequal reason and no ttl, and the token is revoked
-    back = items.get_item(user_id, item.item_id)
-    assert back is not None
-    assert back.status is items.ItemStatus.REMOVED and back.ttl is None
-    assert back.removed_reason == items.REMOVED_REASON_PREQUAL_EXPIRED
-    assert back.source == items.ITEM_SOURCE_PREQUAL and back.main_account_id == item.main_account_id
-    assert revoked(fake_plaid, fake)
-    assert _metric_lines(capsys, "txn.item.prequal.expiry", "removed")
-
-
-def test_an_expired_prequal_item_without_a_main_account_is_removed_without_asking_for_the_user(
-    fake_plaid: FakePlaid, fake_peers: FakePeers, runtime: EventRuntime, user_id: str
-) -> None:
-    # GIVEN an ACTIVE user's prequal item that never got a main account
-    fake_peers.user_service.add_user(user_id, "ACTIVE")
-    fake = fake_plaid.create_item(transaction_count=1, loans=False)
-    item = save_item(fake, user_id, source=items.ITEM_SOURCE_PREQUAL, main_account=False, ttl=expired())
-
-    # WHEN its TTL fires
-    expire(runtime)
-
-    # THEN it is removed with the prequal reason and revoked; the User Service was not asked
-    back = items.get_item(user_id, item.item_id)
-    assert back is not None and back.status is items.ItemStatus.REMOVED
-    assert back.removed_reason == items.REMOVED_REASON_PREQUAL_EXPIRED
-    assert revoked(fake_plaid, fake)
-    assert fake_peers.user_service.requests_to("GET", f"/v1/users/{user_id}") == []
 
 
 def test_an_expired_reactivation_item_is_removed_and_revoked(
@@ -466,23 +423,6 @@ def test_a_main_account_change_announces_the_new_and_the_previous_main_account(
     again = [e for e in event_capture.new_accounts(user_id)[4:] if e["account_id"] == checking]
     assert [e["is_main"] for e in again] == [True]
     assert again[0]["event_id"] != first[checking]["event_id"]
-
-
-def test_an_accounts_main_flag_needs_an_active_item(
-    fake_plaid: FakePlaid, runtime: EventRuntime, event_capture: EventCapture, user_id: str
-) -> None:
-    # GIVEN an item in ERROR whose main account is the checking account
-    fake = fake_plaid.create_item(transaction_count=1, loans=False)
-    item = save_item(fake, user_id, status=items.ItemStatus.ERROR)
-
-    # WHEN that account's row is inserted
-    main = fake.roles()["checking"]
-    accounts.put_account_items([accounts.account_item(account(user_id, item.item_id, main), utcnow())])
-    runtime.drain(timeout=60)
-
-    # THEN it is published, but not as a main account
-    [event] = event_capture.new_accounts(user_id)
-    assert event["account_id"] == main and event["is_main"] is False
 
 
 def test_an_account_insert_delivered_twice_publishes_the_same_event_id(

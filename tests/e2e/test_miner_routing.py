@@ -1,4 +1,10 @@
-"""The miner's routing and drop rules (seed 002, Miner Routing and TRANSACTIONS)."""
+"""The miner's routing end to end: one scenario per behaviour (a drop, a window mined, a refresh that
+ends a mine, a first page retried), through the queue, the runtime and the fake Plaid.
+
+Every case of the rules (each drop reason, each window, which errors end a mine) is a unit test:
+tests/unit/test_miner_decisions.py (the pure rules) and tests/unit/test_miner_handlers.py (what the
+miner does with each, over recording fakes of its effects).
+"""
 
 from __future__ import annotations
 
@@ -15,7 +21,6 @@ from chalicelib.settings import get_settings
 from ops.fakes.plaid import FakeItem, FakePlaid
 from ops.runtime import EventRuntime
 from tests.e2e.conftest import link_item
-from tests.factories import uid
 
 pytestmark = pytest.mark.integration
 
@@ -39,23 +44,14 @@ def plaid_calls(plaid: FakePlaid, endpoint: str, fake: FakeItem) -> list[Any]:
     return [c for c in plaid.calls(endpoint) if c.body.get("access_token") == fake.access_token]
 
 
-@pytest.mark.parametrize(
-    "payload",
-    [
-        pytest.param({"webhook_type": "LINK", "webhook_code": "SESSION_FINISHED"}, id="unknown-type"),
-        pytest.param({"webhook_type": "ITEM", "webhook_code": "PENDING_EXPIRATION"}, id="unknown-item-code"),
-        pytest.param({"webhook_type": "TRANSACTIONS", "webhook_code": "SYNC_UPDATES_AVAILABLE"}, id="no-action-code"),
-        pytest.param({"webhook_type": "ITEM", "webhook_code": "WEBHOOK_UPDATE_ACKNOWLEDGED"}, id="acknowledged"),
-    ],
-)
-def test_messages_without_an_action_are_dropped_without_any_call(
-    fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str, payload: dict[str, Any]
+def test_a_message_without_an_action_is_dropped_without_any_call(
+    fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
 ) -> None:
-    # GIVEN a linked item and a webhook for it that seed 002 gives no action
+    # GIVEN a linked item and a webhook for it that has no action
     fake = link_item(fake_plaid, user_id, transaction_count=5, loans=False)
     before = dlq_depth()
     # WHEN it is mined
-    send({**payload, "item_id": fake.item_id})
+    send({"webhook_type": "ITEM", "webhook_code": "PENDING_EXPIRATION", "item_id": fake.item_id})
     runtime.drain(timeout=30)
     # THEN it was handled once, never retried, and Plaid was not called for the item
     assert runtime.stats["mine_webhooks"].records == 1
@@ -76,36 +72,21 @@ def test_malformed_messages_are_dropped(runtime: EventRuntime, stack_env: dict[s
     assert dlq_depth() == before
 
 
-def test_an_unknown_item_is_dropped(fake_plaid: FakePlaid, runtime: EventRuntime) -> None:
-    send(txn_webhook(uid("no-such-item"), "DEFAULT_UPDATE"))
-    runtime.drain(timeout=30)
-    assert runtime.stats["mine_webhooks"].failures == 0
-
-
-def test_a_listener_remine_of_a_removed_item_is_dropped_before_plaid(
+def test_an_update_mines_its_window_and_records_the_webhook(
     fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
 ) -> None:
-    fake = link_item(fake_plaid, user_id, transaction_count=5, loans=False)
-    items.mark_removed(user_id, fake.item_id)
-    send(txn_webhook(fake.item_id, "DEFAULT_UPDATE"), source="FROM_LISTENER")
-    runtime.drain(timeout=30)
-    assert plaid_calls(fake_plaid, "/item/get", fake) == []
-    assert webhook_info.item_webhooks(fake.item_id) == []
-
-
-@pytest.mark.parametrize(("code", "days"), [("DEFAULT_UPDATE", 14), ("INITIAL_UPDATE", 30), ("HISTORICAL_UPDATE", 180)])
-def test_each_update_mines_its_window_and_records_the_webhook(
-    fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str, code: str, days: int
-) -> None:
+    # GIVEN a linked item
     fake = link_item(fake_plaid, user_id, transaction_count=30, loans=False)
-    send(txn_webhook(fake.item_id, code), source="API_REMINE")
+    # WHEN a remine's DEFAULT_UPDATE is mined
+    send(txn_webhook(fake.item_id, "DEFAULT_UPDATE"), source="API_REMINE")
     runtime.drain(timeout=30)
+    # THEN Plaid was asked for the last 14 days, and the webhook is recorded with its source
     [call] = plaid_calls(fake_plaid, "/transactions/get", fake)
     today = datetime.now(UTC).date()
     assert call.body["end_date"] == today.isoformat()
-    assert call.body["start_date"] == (today - timedelta(days=days)).isoformat()
+    assert call.body["start_date"] == (today - timedelta(days=14)).isoformat()
     [info] = webhook_info.transaction_webhooks(fake.item_id)
-    assert (info.webhook_code, info.source) == (code, "API_REMINE")
+    assert (info.webhook_code, info.source) == ("DEFAULT_UPDATE", "API_REMINE")
 
 
 def test_the_item_is_refreshed_from_plaid_before_routing(
@@ -126,34 +107,18 @@ def test_the_item_is_refreshed_from_plaid_before_routing(
     assert runtime.stats["mine_webhooks"].failures == 0
 
 
-def test_no_accounts_ends_a_default_update_but_a_not_ready_product_is_retried(
+def test_a_first_page_plaid_is_not_ready_for_is_retried_and_mined_once(
     fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
 ) -> None:
-    ended = link_item(fake_plaid, user_id, transaction_count=5, loans=False)
-    retried = link_item(fake_plaid, user_id, transaction_count=5, loans=False)
-    fake_plaid.fail("/transactions/get", "NO_ACCOUNTS", times=None, access_token=ended.access_token)
-    fake_plaid.fail("/transactions/get", "PRODUCT_NOT_READY", times=1, access_token=retried.access_token)
-    try:
-        send(txn_webhook(ended.item_id, "DEFAULT_UPDATE"))
-        send(txn_webhook(retried.item_id, "INITIAL_UPDATE"))
-        runtime.drain(timeout=30)
-    finally:
-        fake_plaid.clear_faults()
-    assert len(plaid_calls(fake_plaid, "/transactions/get", ended)) == 1
-    assert webhook_info.transaction_webhooks(ended.item_id) == []
-    assert len(plaid_calls(fake_plaid, "/transactions/get", retried)) == 2
-    assert len(webhook_info.transaction_webhooks(retried.item_id)) == 1
-
-
-def test_a_login_error_on_an_initial_update_is_retried_not_ended(
-    fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
-) -> None:
+    # GIVEN an item whose first page Plaid refuses once: the product is not ready yet
     fake = link_item(fake_plaid, user_id, transaction_count=5, loans=False)
-    fake_plaid.fail("/transactions/get", "ITEM_LOGIN_REQUIRED", times=1, access_token=fake.access_token)
+    fake_plaid.fail("/transactions/get", "PRODUCT_NOT_READY", times=1, access_token=fake.access_token)
     try:
+        # WHEN its INITIAL_UPDATE arrives and the pipeline runs until idle
         send(txn_webhook(fake.item_id, "INITIAL_UPDATE"))
         runtime.drain(timeout=30)
     finally:
         fake_plaid.clear_faults()
+    # THEN the message was delivered again, and its page mined and recorded once
     assert len(plaid_calls(fake_plaid, "/transactions/get", fake)) == 2
     assert len(webhook_info.transaction_webhooks(fake.item_id)) == 1

@@ -3,6 +3,11 @@
 The handlers run as Lambda would run them (:mod:`tests.pipeline.sync_support`): the miner for a
 webhook, the throttle-miner for each queued page, the refiner for what reached the stream. Pages
 are 40 updates here (``SYNC_PAGE_SIZE``), so a hundred transactions make a three-page loop.
+
+The loop's rules case by case (which pull starts, joins or takes over a loop; which step reads,
+resends or stops; what a refused page does) and which webhooks pull for which items are unit
+tests: tests/unit/test_sync_decisions.py and tests/unit/test_miner_handlers.py. Here, each
+behaviour runs once against the real tables, stream, queue and fake Plaid.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import pytest
 from chalicelib.api import item_changes
 from chalicelib.data import items, sync_state, webhook_info
 from chalicelib.data.items import MiningMode
-from chalicelib.pipeline import listener, sync_mining
+from chalicelib.pipeline import sync_mining
 from chalicelib.pipeline.batches import DropMessageError
 from chalicelib.pipeline.mining import ItemRef
 from chalicelib.settings import get_settings
@@ -355,28 +360,16 @@ def test_the_row_refuses_a_second_start_and_a_commit_from_a_stale_read(harness: 
 # --- routing: which webhooks pull, and for which items ------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("code", "source"),
-    [
-        ("DEFAULT_UPDATE", "PLAID"),
-        ("INITIAL_UPDATE", "PLAID"),
-        ("HISTORICAL_UPDATE", "PLAID"),
-        ("SYNC_UPDATES_AVAILABLE", "PLAID"),
-        ("DEFAULT_UPDATE", "FROM_LISTENER"),
-        ("HISTORICAL_UPDATE", "API_REMINE"),
-        ("HISTORICAL_UPDATE", "FROM_ADD_ITEM"),
-    ],
-)
-def test_every_transactions_webhook_of_a_sync_item_pulls_from_the_committed_cursor(
-    code: str, source: str, harness: SyncHarness
-) -> None:
+def test_a_mine_webhook_of_a_sync_item_pulls_from_the_committed_cursor(harness: SyncHarness) -> None:
     # GIVEN a synced item with one new transaction since
     fake = harness.link(transaction_count=10, history_days=30)
     mine_until_done(harness, fake)
     committed = harness.state(fake).cursor
     harness.plaid.add_transactions(fake.access_token, 1)
     harness.plaid.clear_calls()
-    # WHEN the webhook is mined
+    # WHEN a webhook that would mine a /get item's window is mined (the link's own, which also applies
+    # the re-link rule; every code and source is a case of tests/unit/test_miner_handlers.py)
+    code, source = "HISTORICAL_UPDATE", "FROM_ADD_ITEM"
     mine_until_done(harness, fake, code, source=source)
     # THEN it read from the committed cursor, never /transactions/get, and recorded itself
     assert [c.get("cursor") for c in sync_calls(harness.plaid, fake)] == [committed]
@@ -397,33 +390,6 @@ def test_transactions_removed_for_a_sync_item_applies_its_removals_and_pulls(har
     # THEN the removal applied, and the pull read the whole history
     assert harness.live_transactions() == plaid_transactions(harness.plaid, fake)
     assert [c.get("cursor") for c in sync_calls(harness.plaid, fake)] == [None]
-
-
-def test_sync_updates_available_for_a_get_item_is_dropped_before_any_call(harness: SyncHarness) -> None:
-    # GIVEN an item mined by /transactions/get
-    fake = harness.link(MiningMode.GET, transaction_count=5, history_days=30)
-    # WHEN SYNC_UPDATES_AVAILABLE arrives for it
-    delivery = harness.mine(harness.webhook(fake, "SYNC_UPDATES_AVAILABLE"))
-    # THEN it is dropped, not retried, before Plaid is called (its DEFAULT_UPDATE mines the same changes)
-    assert isinstance(delivery.error, DropMessageError)
-    assert delivery.error.reason == "sync_update_for_get_item"
-    assert harness.plaid.calls("/item/get") == [] and harness.plaid.calls("/transactions/sync") == []
-    assert webhook_info.item_webhooks(fake.item_id) == []
-
-
-def test_the_listener_counts_a_sync_pull_as_a_recent_mine(harness: SyncHarness) -> None:
-    # GIVEN a sync item whose SYNC_UPDATES_AVAILABLE was mined (a WEBHOOK_INFO row like any mine's)
-    fake = harness.link(transaction_count=5, history_days=30)
-    mine_until_done(harness, fake, "SYNC_UPDATES_AVAILABLE")
-    item = items.get_item(harness.user_id, fake.item_id)
-    assert item is not None
-    login = listener.LoginEvent("login-1", "gd_auth_succeed", harness.user_id, harness.now)
-    # WHEN its user logs in an hour later THEN the listener skips it: it was mined within 24 hours
-    soon = listener.decide_and_queue(login, item, harness.now + timedelta(hours=1))
-    assert soon.action is listener.Action.SKIP
-    # AND a day later it is remined
-    later = listener.decide_and_queue(login, item, harness.now + timedelta(hours=25))
-    assert later.action is not listener.Action.SKIP and later.message_id
 
 
 # --- switching an item from /get to sync ----------------------------------------------------------------------

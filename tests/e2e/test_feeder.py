@@ -22,7 +22,6 @@ from typing import Any
 import boto3
 import pytest
 
-import app as app_module
 from chalicelib.data import account_changes, accounts, items, layers
 from chalicelib.data.ttl import LAYER_TTL_DAYS, epoch, utcnow
 from chalicelib.events.publisher import NEW_ACCOUNT
@@ -31,6 +30,7 @@ from chalicelib.settings import get_settings
 from ops.fakes.peers import FakePeers
 from ops.fakes.plaid import FakeItem, FakePlaid
 from ops.runtime import EventRuntime
+from tests.e2e.conftest import new_runtime
 from tests.factories import uid
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -144,8 +144,13 @@ def expire(runtime: EventRuntime, *, drain_timeout: float = 60) -> None:
 
 
 def noisy_runtime() -> EventRuntime:
-    """Every batch delivered twice, the first outcome discarded (a lost acknowledgement)."""
-    return EventRuntime(app_module.app, visibility_timeout=1, ttl_interval=None, duplicate_delivery=True)
+    """Every batch delivered twice, the first outcome discarded (a lost acknowledgement).
+
+    It reads the streams from when it is made (as the ``runtime`` fixture does), never the
+    session's history: replaying every earlier test's records twice made its drain outlast
+    its timeout once the session wrote enough rows.
+    """
+    return new_runtime(duplicate_delivery=True)
 
 
 # --- LAYER expiry ---------------------------------------------------------------------------

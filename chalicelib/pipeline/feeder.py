@@ -64,6 +64,7 @@ __all__ = [
 TTL_PRINCIPAL = "dynamodb.amazonaws.com"
 FAILED_METRIC = "txn.feeder.record.failed"
 PREQUAL_EXPIRY_METRIC = "txn.item.prequal.expiry"
+FOREIGN_STUB_ITEM_METRIC = "txn.layer.stub.foreign_item"
 
 _deserializer = TypeDeserializer()
 
@@ -196,11 +197,19 @@ def expire_layer_stub(old_image: Mapping[str, Any], fx: Effects) -> Outcome:
         raise UndecodableRecordError(f"LAYER image does not decode: {type(exc).__name__}") from exc
     revoked = kept = 0
     for entry in stub.items:
-        if not rules.revokes_stub_entry(fx.store.get_item_by_id(entry.item_id)):
-            kept += 1
+        holder = fx.store.get_item_by_id(entry.item_id)
+        fate = rules.stub_entry_fate(holder, stub.user_id)
+        if fate is rules.StubEntryFate.REVOKE:
+            fx.removals.revoke_token(entry.item_id, entry.access_token)
+            revoked += 1
             continue
-        fx.removals.revoke_token(entry.item_id, entry.access_token)
-        revoked += 1
+        kept += 1
+        if fate is rules.StubEntryFate.FOREIGN:
+            count(FOREIGN_STUB_ITEM_METRIC)
+            logger.warning(
+                "expired Layer stub names an item another user holds; not revoked",
+                extra={"user_id": stub.user_id, "item_id": entry.item_id, "holder": holder.user_id if holder else None},
+            )
     logger.info("expired Layer stub cleaned up", extra={"user_id": stub.user_id, "revoked": revoked, "kept": kept})
     return Outcome.LAYER_REVOKED
 

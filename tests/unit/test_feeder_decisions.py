@@ -18,6 +18,7 @@ from chalicelib.pipeline.decisions.feeder import (
     Change,
     ItemExpiry,
     StreamChange,
+    StubEntryFate,
     announces,
     asks_user_status,
     is_main_account,
@@ -26,7 +27,7 @@ from chalicelib.pipeline.decisions.feeder import (
     main_since,
     plaid_change,
     publishes_account,
-    revokes_stub_entry,
+    stub_entry_fate,
     transactions_change,
 )
 from chalicelib.pipeline.removal import expiry_removal
@@ -65,10 +66,14 @@ def test_what_a_record_is_to_each_feeder(record: StreamChange, transactions_tabl
     assert plaid_change(record) is plaid_table
 
 
-def test_a_stub_entry_is_revoked_only_without_an_item_row() -> None:
-    assert revokes_stub_entry(None)
+def test_a_stub_entry_is_revoked_only_without_an_item_row_and_another_users_row_is_reported() -> None:
+    # GIVEN no ITEM row for the entry's item THEN it is revoked
+    assert stub_entry_fate(None, "user-1") is StubEntryFate.REVOKE
     for status in ItemStatus:
-        assert not revokes_stub_entry(item(status=status)), status
+        # GIVEN the stub's user holds it (any status) THEN it is kept
+        assert stub_entry_fate(item(status=status, user_id="user-1"), "user-1") is StubEntryFate.OWNED, status
+        # GIVEN another user's row holds it THEN it is kept, never revoked, and reported
+        assert stub_entry_fate(item(status=status, user_id="user-2"), "user-1") is StubEntryFate.FOREIGN, status
 
 
 PREQUAL = {"source": ITEM_SOURCE_PREQUAL}

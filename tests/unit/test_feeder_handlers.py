@@ -126,18 +126,20 @@ def test_a_failed_user_lookup_fails_the_record_for_a_retry(world: World) -> None
 
 
 def test_an_expired_layer_stub_revokes_only_the_entries_that_never_became_items(world: World) -> None:
-    # GIVEN a stub of three entries: one saved as an ITEM, one REMOVED since, one never saved
+    # GIVEN a stub of four entries: one saved as an ITEM, one REMOVED since, one never saved, and
+    # one whose item id another user's ITEM row holds
     world.store.add_item(item(item_id="saved"))
     world.store.add_item(item(item_id="removed", status=items.ItemStatus.REMOVED))
+    world.store.add_item(item(item_id="elsewhere", user_id="user-2"))
     stub = layers.LayerStub(
         "public-1",
         "user-1",
-        tuple(layers.LayerStubEntry(i, f"access-{i}") for i in ("saved", "removed", "orphan")),
+        tuple(layers.LayerStubEntry(i, f"access-{i}") for i in ("saved", "removed", "orphan", "elsewhere")),
     )
     change = StreamChange("1", "REMOVE", True, old_image=layers.layer_item(stub, NOW))
     # WHEN its TTL fires
     assert feeder.route_transactions_change(change, NOW, world.effects) is Outcome.LAYER_REVOKED
-    # THEN only the orphan's token is revoked
+    # THEN only the orphan's token is revoked: the other user's item stays connected
     assert [c.args for c in world.called("removals", "revoke_token")] == [("orphan", "access-orphan")]
 
 

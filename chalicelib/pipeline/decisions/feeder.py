@@ -4,7 +4,7 @@
 :class:`StreamChange`, classifies it (:func:`transactions_change`, :func:`plaid_change`) and acts:
 
 * **LAYER stub expiry**: each entry whose item never became an ITEM row is revoked
-  (:func:`revokes_stub_entry`);
+  (:func:`stub_entry_fate`); one held by another user's ITEM row is kept and reported;
 * **ITEM expiry**: a prequal item with a main account of an ACTIVE user is written back
   without ttl, any other is removed (:func:`asks_user_status`, :func:`item_expiry`);
 * **ACCOUNT rows**: an INSERT, or a MODIFY of a field ``new_account`` carries, publishes
@@ -85,12 +85,22 @@ def plaid_change(change: StreamChange) -> Change:
 # --- LAYER expiry ---------------------------------------------------------------------------------
 
 
-def revokes_stub_entry(item: Item | None) -> bool:
-    """An expired stub's entry is revoked at Plaid only when it never became an ITEM row.
+class StubEntryFate(StrEnum):
+    REVOKE = "revoke"  # it never became an ITEM row: the token is revoked at Plaid
+    OWNED = "owned"  # the stub's user holds it as an ITEM row (of any status)
+    FOREIGN = "foreign"  # another user's ITEM row holds the item: kept, and reported
 
-    An ITEM row of any status owns the token (a REMOVED one was revoked by its removal).
+
+def stub_entry_fate(item: Item | None, stub_user_id: str) -> StubEntryFate:
+    """What an expired stub's entry becomes, given the ITEM row holding its item id, if any.
+
+    An ITEM row of any status owns the token (a REMOVED one was revoked by its removal). A row
+    of another user should never exist (the exchange saves items for the stub's user); it is
+    never revoked from here, since that would disconnect the other user's item, but reported.
     """
-    return item is None
+    if item is None:
+        return StubEntryFate.REVOKE
+    return StubEntryFate.OWNED if item.user_id == stub_user_id else StubEntryFate.FOREIGN
 
 
 # --- ITEM expiry ----------------------------------------------------------------------------------

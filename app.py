@@ -337,3 +337,44 @@ def track_balances(event: SQSEvent) -> dict[str, Any]:
     from chalicelib.insight import balance_tracker
 
     return balance_tracker.handle_balance_updates(event.to_dict()["Records"])
+
+
+@route("/v1/users/{user_id}/transactions/expenses", methods=["GET"])
+def list_recurring_expenses(user_id: str) -> Response:
+    from chalicelib.api.routes import pave_insights
+
+    return pave_insights.list_recurring_expenses(route.current_request, user_id)
+
+
+@route("/v1/users/{user_id}/scores/cash_advance", methods=["GET"])
+def get_cash_advance_score(user_id: str) -> Response:
+    from chalicelib.api.routes import pave_insights
+
+    return pave_insights.get_cash_advance_score(route.current_request, user_id)
+
+
+# --- insight: the Pave feeder and miner (chalicelib/insight/pave_feed.py, pave_miner.py) ---
+
+
+@sqs_consumer(app, "feed_pave")
+def feed_pave(event: SQSEvent) -> dict[str, Any]:
+    from chalicelib.insight import pave_feed
+    from chalicelib.insight.batches import remaining_time
+
+    return pave_feed.handle_feed_event(event.to_dict(), remaining_ms=remaining_time(event.context))
+
+
+@sqs_consumer(app, "feed_pave_removals")
+def feed_pave_removals(event: SQSEvent) -> dict[str, Any]:
+    from chalicelib.insight import pave_feed
+    from chalicelib.insight.batches import remaining_time
+
+    return pave_feed.handle_removals_event(event.to_dict(), remaining_ms=remaining_time(event.context))
+
+
+@sqs_consumer(app, "mine_pave")
+def mine_pave(event: SQSEvent) -> dict[str, Any]:
+    from chalicelib.insight import pave_miner
+    from chalicelib.insight.batches import remaining_time
+
+    return pave_miner.handle_poll_event(event.to_dict(), remaining_ms=remaining_time(event.context))

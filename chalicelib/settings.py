@@ -278,6 +278,9 @@ class Settings:
     throttle_queue: str
     listener_queue: str
     replay_feeder_queue: str
+    #: The Pave feeder's queue (fed by the ``user_new_txns_batch_completed`` rule) and the miner's poll queue.
+    pave_feed_queue: str
+    pave_poll_queue: str
     transactions_stream: str
     event_bus: str
     auth0_event_bus: str
@@ -332,6 +335,12 @@ class Settings:
     summaries_enabled: bool = True
     #: Most transaction ids a summary row lists in each of its two id sets (bounds the row's size).
     summary_id_limit: int = 250
+    #: First delay of a Pave poll (doubles per attempt, at most 900 s); None keeps the poll queue's own (30 s).
+    pave_poll_delay_seconds: int | None = None
+    #: Polls of one upload request before the miner gives up on it.
+    pave_poll_max_attempts: int = 8
+    #: A Pave mine older than this no longer answers the expenses endpoint (our detector does).
+    pave_mine_max_age_days: int = 7
 
     @property
     def is_prod(self) -> bool:
@@ -384,6 +393,8 @@ def load_settings() -> Settings:
         throttle_queue=_env("THROTTLE_QUEUE", prefix + "txn-plaid-throttle"),
         listener_queue=_env("LISTENER_QUEUE", prefix + "txn-listener-eventbridge"),
         replay_feeder_queue=_env("REPLAY_FEEDER_QUEUE", prefix + "insight-replay-feeder"),
+        pave_feed_queue=_env("PAVE_FEED_QUEUE", prefix + "insight-pave-feed"),
+        pave_poll_queue=_env("PAVE_POLL_QUEUE", prefix + "insight-pave-poll"),
         transactions_stream=_env("TRANSACTIONS_STREAM", prefix + "txn-plaid-transactions"),
         event_bus=_env("EVENT_BUS", prefix + "txn-events"),
         auth0_event_bus=_env("AUTH0_EVENT_BUS", prefix + "auth0-logs"),
@@ -404,6 +415,9 @@ def load_settings() -> Settings:
         sync_page_size=_page_size("SYNC_PAGE_SIZE", 500),
         summaries_enabled=_env_bool("SUMMARIES_ENABLED", True),
         summary_id_limit=_summary_id_limit(),
+        pave_poll_delay_seconds=_optional_delay("PAVE_POLL_DELAY_SECONDS"),
+        pave_poll_max_attempts=_whole("PAVE_POLL_MAX_ATTEMPTS", 8, minimum=1),
+        pave_mine_max_age_days=_whole("PAVE_MINE_MAX_AGE_DAYS", 7, minimum=1),
     )
 
 

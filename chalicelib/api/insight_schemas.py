@@ -22,6 +22,8 @@ from chalicelib.insight.data.income_verifications import (
     VerificationSource,
     VerificationStatus,
 )
+from chalicelib.insight.data.scores import Score
+from chalicelib.insight.expenses import Expenses
 from chalicelib.insight.income import StreamVerdict
 from chalicelib.insight.income_detection import DetectionRun
 from chalicelib.insight.payday_evaluation import PaydayAnswer
@@ -220,3 +222,43 @@ class IncomeDetectionOut(Schema):
 
 def income_detection_body(run: DetectionRun) -> dict[str, Any]:
     return dict(IncomeDetectionOut().dump(run))
+
+
+# --- Pave insights: recurring expenses, cash-advance score ----------------------------
+
+
+class RecurringExpenseOut(Schema):
+    merchant_name = fields.String()
+    merchant_id = fields.String(allow_none=True)
+    frequency = fields.String()
+    amount = fields.Integer()
+    next_date = fields.Date()
+    last_date = fields.Date(allow_none=True)
+    transaction_ids = fields.List(fields.String())
+
+
+class RecurringExpensesOut(Schema):
+    user_id = fields.String()
+    source = fields.Function(lambda e: e.source.value)
+    mined_at = fields.Function(lambda e: _timestamp(e.mined_at) if e.mined_at else None)
+    expenses = fields.List(fields.Nested(RecurringExpenseOut))
+
+
+class ScoreBandOut(Schema):
+    score = fields.Integer()
+    lowest_amount = fields.Integer()
+    highest_amount = fields.Integer()
+
+
+class CashAdvanceScoreOut(Schema):
+    user_id = fields.String()
+    scored_at = fields.Function(lambda s: _timestamp(s.scored_at))
+    bands = fields.List(fields.Nested(ScoreBandOut))
+
+
+def recurring_expenses_body(expenses: Expenses) -> dict[str, Any]:
+    return dict(RecurringExpensesOut().dump(expenses))
+
+
+def cash_advance_score_body(score: Score) -> dict[str, Any]:
+    return dict(CashAdvanceScoreOut().dump(score))

@@ -30,6 +30,14 @@ def send_message(queue_name: str, body: str, *, delay_seconds: int | None = None
         return str(sqs().send_message(**kwargs)["MessageId"])
 
 
+def change_visibility(queue_name: str, receipt_handle: str, seconds: int) -> None:
+    """Make a received message visible again ``seconds`` from now (0-43200, SQS' range)."""
+    with translated():
+        sqs().change_message_visibility(
+            QueueUrl=queue_url(queue_name), ReceiptHandle=receipt_handle, VisibilityTimeout=seconds
+        )
+
+
 def put_record(stream_name: str, data: bytes, partition_key: str, *, after_sequence: str | None = None) -> str:
     """Put one Kinesis record; ``after_sequence`` keeps a producer's records in order."""
     kwargs: dict[str, Any] = {"StreamName": stream_name, "Data": data, "PartitionKey": partition_key}

@@ -406,6 +406,20 @@ def list_transactions(
     return Page(rows, encode_cursor(rows[-1].txn_date.isoformat(), rows[-1].txn_id) if more else None)
 
 
+def user_transactions(user_id: str, *, removed: bool = False) -> list[Transaction]:
+    """Every transaction of the user GSI1 lists, oldest first, paginated to the end.
+
+    ``removed=False``: the live rows (what the API lists); ``removed=True``: the soft-deleted
+    rows still retained (their sort keys carry the ``REMOVED#`` prefix). Eventually consistent.
+    """
+    prefix = keys.removed(keys.DATE_PREFIX) if removed else keys.DATE_PREFIX
+    condition = Key("GSI1PK").eq(keys.user_transactions_pk(user_id)) & Key("GSI1SK").begins_with(prefix)
+    rows = query_rows(
+        tables.transactions(), entity=keys.TRANSACTION, IndexName="GSI1", KeyConditionExpression=condition
+    )
+    return [from_item(row) for row in rows]
+
+
 def _index_for(user_id: str, acct_id: str | None, category_id: str | None) -> tuple[str, str]:
     if acct_id and category_id:
         return "GSI4", keys.account_category_transactions_pk(user_id, acct_id, category_id)

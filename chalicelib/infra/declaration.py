@@ -232,10 +232,18 @@ THROTTLE_QUEUE = "ThrottleQueue"
 LISTENER_QUEUE = "ListenerQueue"
 REPLAY_FEEDER_QUEUE = "ReplayFeederQueue"
 BALANCE_UPDATES_QUEUE = "BalanceUpdatesQueue"
+PAVE_FEED_QUEUE = "PaveFeedQueue"
+PAVE_POLL_QUEUE = "PavePollQueue"
 TRANSACTIONS_STREAM = "TransactionsStream"
 EVENT_BUS = "EventBus"
 AUTH0_BUS = "Auth0EventBus"
 AUTH0_LOGIN_RULE = "Auth0LoginRule"
+NEW_TXNS_RULE = "NewTxnsBatchRule"
+
+#: The ``source`` of every event the service publishes (``chalicelib.aws.messaging.EVENT_SOURCE``).
+SERVICE_EVENT_SOURCE = "txn.service"
+#: The refiner's event after the last page of a mine (``chalicelib.events.publisher``).
+NEW_TXNS_BATCH_COMPLETED = "user_new_txns_batch_completed"
 
 #: Auth0 log event types that count as a login (seed 002, Listener step 1).
 AUTH0_LOGIN_TYPES = ("gd_auth_succeed", "sepft", "sertft")
@@ -257,6 +265,11 @@ CONSUMER_TIMEOUTS = {
     # A lock held by a crashed holder of another service is taken over only after its lease
     # (60 s) passes unrenewed, so one message may wait that long.
     "track_balances": 120,
+    # The insight service's Pave consumers stop taking new users when under a minute is left
+    # (chalicelib.insight.batches), so a slow Pave defers messages instead of timing out.
+    "feed_pave": 300,
+    "feed_pave_removals": 120,
+    "mine_pave": 120,
 }
 
 
@@ -319,8 +332,11 @@ def declare(settings: Settings | None = None) -> Infrastructure:
         Queue(WEBHOOKS_QUEUE, s.webhooks_queue, _visibility("mine_webhooks")),
         Queue(THROTTLE_QUEUE, s.throttle_queue, _visibility("mine_throttled"), delay_seconds=30),
         Queue(LISTENER_QUEUE, s.listener_queue, _visibility("listen_auth0")),
-        # Consumed by the insight service (seed 003); 6 x its 60 s consumer timeout.
-        Queue(REPLAY_FEEDER_QUEUE, s.replay_feeder_queue, 360),
+        # Written by the refiner ({user_id, removed}: re-tombstoned and ordinary removals), read by the Pave feeder.
+        Queue(REPLAY_FEEDER_QUEUE, s.replay_feeder_queue, _visibility("feed_pave_removals")),
+        Queue(PAVE_FEED_QUEUE, s.pave_feed_queue, _visibility("feed_pave")),
+        # Polls of Pave upload requests; a message's own DelaySeconds (backoff) overrides the 30 s.
+        Queue(PAVE_POLL_QUEUE, s.pave_poll_queue, _visibility("mine_pave"), delay_seconds=30),
         # Written by the refiner, the balance refresh and item removal; read by track_balances.
         Queue(BALANCE_UPDATES_QUEUE, s.balance_updates_queue, _visibility("track_balances")),
     )
@@ -336,6 +352,13 @@ def declare(settings: Settings | None = None) -> Infrastructure:
             AUTH0_BUS,
             {"detail": {"data": {"type": [{"equals-ignore-case": t} for t in AUTH0_LOGIN_TYPES]}}},
             LISTENER_QUEUE,
+        ),
+        Rule(
+            NEW_TXNS_RULE,
+            f"{s.stage}-insight-new-txns-batch",
+            EVENT_BUS,
+            {"source": [SERVICE_EVENT_SOURCE], "detail-type": [NEW_TXNS_BATCH_COMPLETED]},
+            PAVE_FEED_QUEUE,
         ),
     )
     consumers = (
@@ -379,5 +402,12 @@ def declare(settings: Settings | None = None) -> Infrastructure:
         Consumer(
             "track_balances", SqsSource(BALANCE_UPDATES_QUEUE, batch_size=10), CONSUMER_TIMEOUTS["track_balances"]
         ),
+        Consumer("feed_pave", SqsSource(PAVE_FEED_QUEUE, batch_size=10), CONSUMER_TIMEOUTS["feed_pave"]),
+        Consumer(
+            "feed_pave_removals",
+            SqsSource(REPLAY_FEEDER_QUEUE, batch_size=10),
+            CONSUMER_TIMEOUTS["feed_pave_removals"],
+        ),
+        Consumer("mine_pave", SqsSource(PAVE_POLL_QUEUE, batch_size=10), CONSUMER_TIMEOUTS["mine_pave"]),
     )
     return Infrastructure(s.stage, tables, queues, streams, buses, rules, consumers)

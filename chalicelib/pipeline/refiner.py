@@ -6,12 +6,16 @@ is reported by its sequence number and nothing after it is applied in this invoc
 data, a DynamoDB ValidationException) is logged and skipped, and none of its data is
 written past the point of failure. Every write is an idempotent upsert keyed on Plaid ids,
 so replays and duplicates leave the same rows.
+
+Removed ids reach the insight service's Pave feeder on ``<stage>-insight-replay-feeder`` as
+``{user_id, removed}``: the ids a page re-tombstoned and, after their tombstones are written,
+the ids of an ordinary removal (``TRANSACTIONS_REMOVED``). A repeated record sends them again,
+which the feeder absorbs (the same removals make the same upload).
 """
 
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,6 +28,7 @@ from chalicelib.errors import BatchUnprocessedError, InvalidRequestError, Thrott
 from chalicelib.events import publisher
 from chalicelib.insight import balance_updates
 from chalicelib.insight.balance_updates import BalanceUpdateSource
+from chalicelib.insight.pave_messages import removals_bodies
 from chalicelib.observability import count, logger
 from chalicelib.pipeline.in_order import RETRIED, InOrderLoop
 from chalicelib.pipeline.messages import PageRecord, decode_page_record
@@ -93,8 +98,7 @@ def _apply_page(record: PageRecord, now: datetime) -> RecordOutcome:
     dead = sorted_page.dead
     if dead:
         removes.put_remove_items(removes.remove_item(t, record.user_id, record.item_id, now) for t in sorted(dead))
-        body = json.dumps({"user_id": record.user_id, "removed": sorted(dead)}, separators=(",", ":"))
-        send_message(get_settings().replay_feeder_queue, body)
+        tell_insight(record.user_id, sorted(dead))
     # Pending rows a posting replaces go first, so the API never shows both.
     superseded = _remove_ids(record, sorted_page.superseded, sorted_page.found, now)
     written = transactions.write_transactions(sorted_page.live, sorted_page.found.rows, now)
@@ -193,7 +197,14 @@ def _remove_ids(record: PageRecord, ids: list[str], found: ownership.StoredOwner
     for txn_id, outcome in outcomes.items():
         if outcome is transactions.SoftDelete.NOT_OWNER:  # changed owner since the read
             ownership.report_mismatch("transaction", "remove", txn_id, user, item, ownership.Owner(None, None))
+    tell_insight(user, claimed)
     return sum(outcome is transactions.SoftDelete.REMOVED for outcome in outcomes.values())
+
+
+def tell_insight(user_id: str, removed: list[str]) -> None:
+    """Send removed ids to the insight service's replay-feeder queue (nothing when empty)."""
+    for body in removals_bodies(user_id, removed):
+        send_message(get_settings().replay_feeder_queue, body)
 
 
 def handle_kinesis_event(event: Mapping[str, Any], now: datetime | None = None) -> dict[str, list[dict[str, str]]]:

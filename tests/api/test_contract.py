@@ -151,6 +151,10 @@ OUTPUTS: dict[str, type[Schema]] = {
     "SavingsAccount": insight_schemas.SavingsAccountOut,
     "IncomeDetection": insight_schemas.IncomeDetectionOut,
     "IncomeStream": insight_schemas.IncomeStreamOut,
+    "RecurringExpense": insight_schemas.RecurringExpenseOut,
+    "RecurringExpenseList": insight_schemas.RecurringExpensesOut,
+    "ScoreBand": insight_schemas.ScoreBandOut,
+    "CashAdvanceScore": insight_schemas.CashAdvanceScoreOut,
 }
 
 

@@ -41,6 +41,21 @@ def track_balances(event: Any) -> dict[str, Any]:
     return {"batchItemFailures": []}
 
 
+@sqs_consumer(app, "feed_pave")
+def feed_pave(event: Any) -> dict[str, Any]:
+    return {"batchItemFailures": []}
+
+
+@sqs_consumer(app, "feed_pave_removals")
+def feed_pave_removals(event: Any) -> dict[str, Any]:
+    return {"batchItemFailures": []}
+
+
+@sqs_consumer(app, "mine_pave")
+def mine_pave(event: Any) -> dict[str, Any]:
+    return {"batchItemFailures": []}
+
+
 @kinesis_consumer(app, "refine_transactions")
 def refine_transactions(event: Any) -> dict[str, Any]:
     return {"batchItemFailures": []}

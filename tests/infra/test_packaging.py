@@ -142,7 +142,7 @@ def test_real_bundle_holds_the_app_and_its_layer_the_dependencies(packaged_real_
 
 def test_sample_package_completes_every_declared_consumer(packaged_sample_app: Path) -> None:
     template = load_template(packaged_sample_app)
-    assert assert_event_sources_complete(template, sample_app.app) == len(declare().consumers) == 7
+    assert assert_event_sources_complete(template, sample_app.app) == len(declare().consumers) == 10
     assert_holds_every_declared_resource(template)
     assert_roles_use_only_the_service_policy(template)
 

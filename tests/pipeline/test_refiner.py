@@ -110,7 +110,7 @@ def test_last_page_with_transactions_publishes_batch_completed(
     assert published[0]["detail"]["mine_id"] == mine_id
 
 
-def test_removed_ids_tombstone_and_soft_delete(aws_endpoint: str, user_id: str) -> None:
+def test_removed_ids_tombstone_and_soft_delete(aws_endpoint: str, user_id: str, replay_feeder: Capture) -> None:
     # GIVEN two stored transactions
     account = plaid_account()
     gone, kept = plaid_transaction(account["account_id"]), plaid_transaction(account["account_id"])
@@ -138,6 +138,10 @@ def test_removed_ids_tombstone_and_soft_delete(aws_endpoint: str, user_id: str) 
     row = raw_item(keys.transaction_key(gone["transaction_id"]))
     assert row is not None
     assert all(row[f"GSI{n}SK"].startswith("REMOVED#DATE#") for n in (1, 2, 3, 4))
+    assert [t.txn_id for t in transactions.user_transactions(user_id, removed=True)] == [gone["transaction_id"]]
+    # AND the insight service's Pave feeder is told of both ids, in the replay-feeder format
+    sent = replay_feeder.matching(lambda m: m.get("user_id") == user_id)
+    assert sent == [{"user_id": user_id, "removed": sorted([gone["transaction_id"], unknown])}]
 
 
 def test_a_transaction_arriving_after_its_removal_is_retombstoned(
@@ -152,12 +156,13 @@ def test_a_transaction_arriving_after_its_removal_is_retombstoned(
     later = NOW + timedelta(hours=1)
     refine_records(kinesis_inputs(page_record(user_id, "item", transactions_response([account], [late]))), now=later)
 
-    # THEN no TRANSACTION row exists, the tombstone was refreshed, and insight was told
+    # THEN no TRANSACTION row exists, the tombstone was refreshed, and insight was told twice:
+    # of the ordinary removal, then of the re-tombstoned id
     assert transactions.get_transaction(late["transaction_id"]) is None
     tomb = raw_item(keys.remove_key(late["transaction_id"]))
     assert tomb is not None and tomb["ttl"] == epoch(later + timedelta(days=30))
     sent = replay_feeder.matching(lambda m: m.get("user_id") == user_id)
-    assert sent == [{"user_id": user_id, "removed": [late["transaction_id"]]}]
+    assert sent == [{"user_id": user_id, "removed": [late["transaction_id"]]}] * 2
 
 
 def test_unconvertible_records_are_skipped_and_later_records_applied(aws_endpoint: str, user_id: str) -> None:

@@ -1,8 +1,9 @@
 """``last_page`` rows (``USERS#<user_id>`` / ``LAST_PAGE#REQUEST_ID#<pave_request_id>``).
 
 The Pave feeder writes one per upload request when it sends the request's last page; the
-Pave miner reads it to know what to poll for and marks it ``processed`` once the insights
-are cached. ``ttl`` is 5 days after ``created_date``: a request Pave never finished is
+Pave miner reads it to know what to poll for, marks it ``processed`` once the insights are
+cached, and records how its polling ended (``outcome``: mined, superseded, failed, timed out,
+unknown). ``ttl`` is 5 days after ``created_date``: a request Pave never finished is
 forgotten then. Writing the same request again changes nothing (first write wins), so a
 redelivered upload cannot reset a processed request.
 """
@@ -35,6 +36,8 @@ class LastPage:
     transaction_count: int
     processed: bool = False
     details: Mapping[str, Any] = field(default_factory=dict)
+    #: How the miner finished with the request (None while it still polls).
+    outcome: str | None = None
 
 
 def last_page_item(page: LastPage) -> dict[str, Any]:
@@ -61,6 +64,7 @@ def from_item(row: Mapping[str, Any]) -> LastPage:
         transaction_count=optional_int(row.get("transaction_count")) or 0,
         processed=bool(row.get("processed", False)),
         details=dict(from_dynamo(row.get("details") or {})),
+        outcome=row.get("outcome"),
     )
 
 
@@ -97,6 +101,23 @@ def mark_processed(user_id: str, pave_request_id: str) -> bool:
                 ConditionExpression="attribute_exists(PK)",
                 ExpressionAttributeNames={"#processed": "processed"},  # a reserved word
                 ExpressionAttributeValues={":true": True},
+            )
+    except ConditionFailedError:
+        return False
+    return True
+
+
+def finish(user_id: str, pave_request_id: str, outcome: str, *, processed: bool) -> bool:
+    """Record how the miner finished with the request (``processed`` when its insights are
+    cached); ``False`` if the row is gone (expired). Repeating it writes the same values."""
+    try:
+        with translated():
+            tables.pave().update_item(
+                Key=keys.last_page_key(user_id, pave_request_id),
+                UpdateExpression="SET #processed = :processed, outcome = :outcome",
+                ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeNames={"#processed": "processed"},
+                ExpressionAttributeValues={":processed": processed, ":outcome": outcome},
             )
     except ConditionFailedError:
         return False

@@ -20,6 +20,10 @@ from chalicelib.errors import ConditionFailedError
 from chalicelib.insight.data import keys, tables
 from chalicelib.insight.data.values import from_dynamo, parse_timestamp, to_dynamo
 
+#: The ``details`` field holding the fingerprint of the upload the label names; the feeder
+#: skips an upload whose fingerprint equals it.
+UPLOAD_FINGERPRINT = "upload_fingerprint"
+
 
 @dataclass(frozen=True)
 class PaveLabel:
@@ -67,3 +71,20 @@ def get_pave_label(user_id: str) -> PaveLabel | None:
     with translated():
         row = tables.pave().get_item(Key=keys.pave_label_key(user_id), ConsistentRead=True).get("Item")
     return from_item(row) if row else None
+
+
+def forget_fingerprint(user_id: str, pave_request_id: str) -> bool:
+    """Drop the upload fingerprint while the label still names ``pave_request_id``, so the
+    next identical upload is sent again; ``False`` when a later upload has replaced it."""
+    try:
+        with translated():
+            tables.pave().update_item(
+                Key=keys.pave_label_key(user_id),
+                UpdateExpression="REMOVE #details.#field",
+                ConditionExpression="pave_request_id = :request",
+                ExpressionAttributeNames={"#details": "details", "#field": UPLOAD_FINGERPRINT},
+                ExpressionAttributeValues={":request": pave_request_id},
+            )
+    except ConditionFailedError:
+        return False
+    return True

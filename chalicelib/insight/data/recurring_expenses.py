@@ -16,7 +16,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
-from chalicelib.data.batch import put_items
+from chalicelib.data.batch import batch_write, put_items
 from chalicelib.data.money import cents_to_string
 from chalicelib.data.money import from_dynamo as cents_from_dynamo
 from chalicelib.data.query import query_rows
@@ -95,6 +95,36 @@ def expenses_of_mine(user_id: str, last_mine: datetime, kind: _Kind = RECURRING)
     condition = Key("PK").eq(keys.users_pk(user_id)) & Key("SK").begins_with(kind.prefix(iso_timestamp(last_mine)))
     rows = query_rows(tables.pave(), entity=kind.entity, KeyConditionExpression=condition, ConsistentRead=True)
     return [from_item(row, kind) for row in rows]
+
+
+def replace_expenses_of_mine(
+    user_id: str, last_mine: datetime, expenses: Iterable[Expense], kind: _Kind = RECURRING
+) -> int:
+    """Make the rows of one mine exactly ``expenses``: put them, delete the mine's other rows.
+
+    A repeated mine (a redelivered poll) writes the same rows; one that stopped half-way and
+    is repeated with different data from Pave leaves no row of the first attempt behind.
+    Returns the rows written.
+    """
+    rows = {(r["PK"], r["SK"]): r for r in (expense_item(e, kind) for e in expenses)}
+    if any(r["user_id"] != user_id or r["last_mine"] != iso_timestamp(last_mine) for r in rows.values()):
+        raise ValueError("every expense must belong to the user and the mine being replaced")
+    stale = [
+        key
+        for key in (keys_of(e, kind) for e in expenses_of_mine(user_id, last_mine, kind))
+        if (key["PK"], key["SK"]) not in rows
+    ]
+    requests = [{"PutRequest": {"Item": r}} for r in rows.values()]
+    requests += [{"DeleteRequest": {"Key": key}} for key in stale]
+    if requests:
+        batch_write({get_settings().pave_table: requests})
+    return len(rows)
+
+
+def keys_of(expense: Expense, kind: _Kind = RECURRING) -> dict[str, str]:
+    return kind.key(
+        expense.user_id, iso_timestamp(expense.last_mine), expense.merchant_id, expense.frequency, expense.amount
+    )
 
 
 def put_recurring_expenses(expenses: Iterable[Expense]) -> int:

@@ -1,0 +1,143 @@
+"""The user's recurring expenses: Pave's latest mine when it has one, else our own detector.
+
+* **Pave** answers when the newest ``insights`` row (one descending Query, Limit 1, never a
+  Scan) is a Pave mine at most ``PAVE_MINE_MAX_AGE_DAYS`` old: its ``recurring`` rows (one Query,
+  ``begins_with RECURRING#<mine>#``), without those past their TTL (``due_date`` +
+  ``EXPENSE_TTL_DAYS``), which DynamoDB may not have deleted yet.
+* **Ours** answers otherwise (a new user, Pave down or slow, no mine yet):
+  :func:`our_recurring_expenses` runs ``chalicelib.insight.recurring.detect(transactions, as_of)``
+  over the user's window (:mod:`chalicelib.insight.window`), its transactions shaped as the API
+  shows them. That function is the one place the detector is called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from chalicelib.data.ttl import epoch
+from chalicelib.errors import ServiceError
+from chalicelib.insight import window
+from chalicelib.insight.data import insights, recurring_expenses
+from chalicelib.insight.data.ttl import expense_ttl
+from chalicelib.insight.pave_miner import PAVE_SOURCE
+from chalicelib.observability import count
+from chalicelib.settings import get_settings
+
+#: The detector's module: ``detect(transactions, as_of)`` (the insight models' input contract).
+DETECTOR_MODULE = "chalicelib.insight.recurring"
+
+Detector = Callable[[list[dict[str, Any]], date], Sequence[Any]]
+
+
+class Source(StrEnum):
+    PAVE = "pave"
+    OURS = "ours"
+
+
+class DetectorUnavailableError(ServiceError):
+    """Our recurring detector is not part of this build, so there is no answer without Pave."""
+
+    retryable = True
+
+
+@dataclass(frozen=True)
+class RecurringExpense:
+    """One recurring expense as the API shows it. ``amount`` is the average charge, positive cents."""
+
+    merchant_name: str
+    #: Pave's merchant id; None from our detector.
+    merchant_id: str | None
+    frequency: str
+    amount: int
+    next_date: date
+    last_date: date | None
+    transaction_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Expenses:
+    user_id: str
+    source: Source
+    #: The Pave mine that answered (the instant of the upload it reflects); None for ours.
+    mined_at: datetime | None
+    expenses: tuple[RecurringExpense, ...]
+
+
+def recurring_expenses_of(user_id: str, now: datetime) -> Expenses:
+    """Pave's latest mine, or ours (see the module docstring)."""
+    mine = insights.latest_insights(user_id)
+    max_age = timedelta(days=get_settings().pave_mine_max_age_days)
+    if mine is not None and mine.source == PAVE_SOURCE and now - mine.mined_at <= max_age:
+        count("insight.expenses.answered", source=Source.PAVE.value)
+        return Expenses(user_id, Source.PAVE, mine.mined_at, _from_pave(user_id, mine.mined_at, now))
+    count("insight.expenses.answered", source=Source.OURS.value)
+    return our_recurring_expenses(user_id, now.date())
+
+
+def our_recurring_expenses(user_id: str, as_of: date, detect: Detector | None = None) -> Expenses:
+    """Our detector over the user's window (the fallback's one call site)."""
+    found = window.read_window(user_id)
+    day_of = {t.txn_id: t.txn_date for t in found.transactions}
+    detected = (detect or load_detector())([window.api_shape(t) for t in found.transactions], as_of)
+    expenses = [_from_detector(item, day_of) for item in detected]
+    return Expenses(user_id, Source.OURS, None, tuple(sorted(expenses, key=_order)))
+
+
+def load_detector() -> Detector:
+    """``detect`` of :data:`DETECTOR_MODULE`; :class:`DetectorUnavailableError` when it is absent."""
+    try:
+        module = importlib.import_module(DETECTOR_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != DETECTOR_MODULE:
+            raise
+        raise DetectorUnavailableError("the recurring detector is not available") from exc
+    detect: Detector = module.detect
+    return detect
+
+
+def _from_pave(user_id: str, mined_at: datetime, now: datetime) -> tuple[RecurringExpense, ...]:
+    rows = recurring_expenses.recurring_expenses(user_id, mined_at)
+    kept = [r for r in rows if expense_ttl(r.due_date) > epoch(now)]
+    return tuple(sorted((_from_row(r) for r in kept), key=_order))
+
+
+def _from_row(row: recurring_expenses.Expense) -> RecurringExpense:
+    details = row.details
+    last = details.get("last_date")
+    return RecurringExpense(
+        merchant_name=row.merchant_name or row.merchant_id,
+        merchant_id=row.merchant_id,
+        frequency=row.frequency,
+        amount=row.amount,
+        next_date=row.due_date,
+        last_date=date.fromisoformat(last) if isinstance(last, str) else None,
+        transaction_ids=tuple(str(t) for t in details.get("transaction_ids") or ()),
+    )
+
+
+def _field(item: Any, name: str) -> Any:
+    return item[name] if isinstance(item, Mapping) else getattr(item, name)
+
+
+def _from_detector(item: Any, day_of: Mapping[str, date]) -> RecurringExpense:
+    ids = tuple(str(t) for t in _field(item, "transaction_ids"))
+    days = [day_of[t] for t in ids if t in day_of]
+    frequency = _field(item, "frequency")
+    return RecurringExpense(
+        merchant_name=str(_field(item, "merchant")),
+        merchant_id=None,
+        frequency=str(getattr(frequency, "value", frequency)),
+        amount=int(_field(item, "average_amount")),
+        next_date=_field(item, "next_date"),
+        last_date=max(days) if days else None,
+        transaction_ids=ids,
+    )
+
+
+def _order(expense: RecurringExpense) -> tuple[date, str, int]:
+    return (expense.next_date, expense.merchant_name.lower(), expense.amount)

@@ -6,8 +6,8 @@ environment pointing the app at them (fixtures imported into two conftests would
 fixtures, each starting its own stack and re-pointing the environment at it).
 
 * the app is served over HTTP by Chalice's own local server (what ``chalice local`` runs);
-* Plaid and the peer services are fakes on ephemeral ports, and the app's settings point
-  at them;
+* Plaid, the peer services and Pave are fakes on ephemeral ports, and the app's settings
+  point at them (Pave processes an upload at its first poll; polls are not delayed);
 * the event runtime delivers the queues, the stream and the table streams to the app's
   handlers, with a 1-second visibility timeout so retries come back quickly.
 """
@@ -29,6 +29,7 @@ from chalicelib.plaid.client import reset_plaid
 from chalicelib.plaid.webhook_verification import reset_webhook_keys
 from chalicelib.settings import get_settings, reset_settings
 from ops.demo import link_fake_item
+from ops.fakes.pave import FakePave
 from ops.fakes.peers import FakePeers
 from ops.fakes.plaid import FakeItem, FakePlaid
 from ops.runtime import EventRuntime
@@ -46,14 +47,20 @@ def _refresh_clients() -> None:
 
 @pytest.fixture(scope="session")
 def stack_env(aws_endpoint: str) -> Iterator[dict[str, str]]:
-    """Fake Plaid and fake peers running, and the environment pointing the app at them."""
+    """Fake Plaid, fake peers and fake Pave running, and the environment pointing the app at them."""
     mp = pytest.MonkeyPatch()
-    with FakePlaid() as plaid, FakePeers() as peers:
-        env = {"PLAID_BASE_URL": plaid.url, "THROTTLE_DELAY_SECONDS": "0", **peers.env()}
+    with FakePlaid() as plaid, FakePeers() as peers, FakePave() as pave:
+        env = {
+            "PLAID_BASE_URL": plaid.url,
+            "THROTTLE_DELAY_SECONDS": "0",
+            "PAVE_POLL_DELAY_SECONDS": "0",
+            **peers.env(),
+            **pave.env(),
+        }
         for key, value in env.items():
             mp.setenv(key, value)
         _refresh_clients()
-        yield {"plaid": plaid, "peers": peers, **env}  # type: ignore[dict-item]
+        yield {"plaid": plaid, "peers": peers, "pave": pave, **env}  # type: ignore[dict-item]
         mp.undo()
     _refresh_clients()
 
@@ -66,6 +73,11 @@ def fake_plaid(stack_env: dict[str, Any]) -> FakePlaid:
 @pytest.fixture(scope="session")
 def fake_peers(stack_env: dict[str, Any]) -> FakePeers:
     return stack_env["peers"]  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="session")
+def fake_pave(stack_env: dict[str, Any]) -> FakePave:
+    return stack_env["pave"]  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="session")
@@ -88,10 +100,18 @@ def runtime(stack_env: dict[str, Any]) -> EventRuntime:
     The pipeline's queues are shared by the session: what other tests queued and left is
     removed first, so a test's counts are its own.
     """
-    settings = get_settings()
-    for queue in (settings.webhooks_queue, settings.throttle_queue, settings.balance_updates_queue):
-        empty_queue(queue)
+    empty_pipeline_queues()
     return new_runtime()
+
+
+def empty_pipeline_queues() -> None:
+    """Remove what other tests queued and left on the queues a runtime consumes, including what
+    their refines routed to the insight queues (the runtime would feed it to Pave)."""
+    settings = get_settings()
+    queues = (settings.webhooks_queue, settings.throttle_queue, settings.balance_updates_queue)
+    queues += (settings.pave_feed_queue, settings.replay_feeder_queue, settings.pave_poll_queue)
+    for queue in queues:
+        empty_queue(queue)
 
 
 def new_runtime(**knobs: Any) -> EventRuntime:

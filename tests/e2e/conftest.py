@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from tests.stack import link_item, new_runtime
+from tests.stack import empty_pipeline_queues, link_item, new_runtime
 
-__all__ = ["link_item", "new_runtime"]
+__all__ = ["empty_pipeline_queues", "link_item", "new_runtime"]

@@ -20,7 +20,7 @@ from ops.fakes.pave import FakePave
 from ops.runtime.sqs import sqs_record
 from tests.conftest import empty_queue
 from tests.factories import kinesis_inputs, page_record, plaid_account, plaid_transaction, transactions_response
-from tests.insight.pave.conftest import (
+from tests.insight.pave.support import (
     NOW,
     TODAY,
     batch_completed,

@@ -16,7 +16,7 @@ from chalicelib.insight.data.recurring_expenses import Expense
 from chalicelib.insight.pave_messages import Poll
 from chalicelib.insight.pave_miner import Outcome
 from ops.fakes.pave import FakePave
-from tests.insight.pave.conftest import (
+from tests.insight.pave.support import (
     NOW,
     TODAY,
     midnight_epoch,

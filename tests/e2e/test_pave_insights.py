@@ -1,0 +1,70 @@
+"""End to end: a mined item reaches the fake Pave and comes back as cached insights.
+
+Plaid's signed webhook is mined and refined; the refiner's ``user_new_txns_batch_completed``
+goes through the declared EventBridge rule to the Pave feed queue; the feeder uploads; the
+miner polls and caches. A later TRANSACTIONS_REMOVED reaches Pave through the replay-feeder
+queue. Everything runs through the event runtime, delivering every batch twice and shuffled.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.data import transactions
+from chalicelib.data.ttl import utcnow
+from chalicelib.insight import cash_advance, expenses, pave_payday
+from chalicelib.insight.data import insights, last_pages
+from ops.fakes.pave import FakePave
+from ops.fakes.plaid import FakePlaid, webhooks
+from tests.e2e.conftest import empty_pipeline_queues, link_item, new_runtime
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def test_a_mined_item_reaches_pave_and_its_insights_are_cached(
+    app_url: str, fake_plaid: FakePlaid, fake_pave: FakePave, user_id: str
+) -> None:
+    # GIVEN a linked item with four months of transactions, and a runtime that delivers every
+    # batch twice (the first outcome discarded) and shuffled
+    empty_pipeline_queues()
+    runtime = new_runtime(duplicate_delivery=True, shuffle=True, seed=11)
+    fake = link_item(fake_plaid, user_id, transaction_count=240, history_days=120, loans=False)
+
+    # WHEN Plaid announces the item's transactions and the pipeline runs
+    announce = webhooks.transactions_update(fake.item_id, "HISTORICAL_UPDATE")
+    delivery = fake_plaid.send_webhook(f"{app_url}/v1/plaid", announce)
+    assert delivery.status == 200
+    result = runtime.drain(timeout=120)
+
+    # THEN the feeder and the miner ran without a failure
+    assert result.idle
+    stats = runtime.stats
+    assert stats["feed_pave"].records >= 1 and stats["mine_pave"].records >= 1
+    assert sum(s.failures + s.errors for s in stats.values()) == 0
+    # AND Pave holds exactly the user's live transactions, uploaded once despite the duplicates
+    live = {t.txn_id for t in transactions.user_transactions(user_id)}
+    assert live and set(fake_pave.transactions_of(user_id)) == live
+    assert len(fake_pave.requests_of(user_id)) == 1
+    # AND the insights are cached: a mine, expenses answered by Pave, a score, Pave's payday
+    mine = insights.latest_insights(user_id)
+    assert mine is not None and mine.source == "PAVE"
+    now = utcnow()
+    assert expenses.recurring_expenses_of(user_id, now).source is expenses.Source.PAVE
+    assert cash_advance.current_score(user_id, now) is not None
+    payday = pave_payday.latest(user_id)  # the fake item is paid biweekly
+    assert payday is not None and payday.next_payday > now.date() and payday.frequency == "BIWEEKLY"
+    [page] = last_pages.last_pages(user_id)
+    assert page.processed and page.outcome == "mined"
+
+    # WHEN Plaid removes one of them
+    gone = sorted(live)[0]
+    fake_plaid.remove_transactions(fake.access_token, [gone])
+    delivery = fake_plaid.send_webhook(f"{app_url}/v1/plaid", webhooks.transactions_removed(fake.item_id, [gone]))
+    assert delivery.status == 200
+    runtime.drain(timeout=60)
+
+    # THEN Pave forgot it, through the replay-feeder queue, and a newer mine was cached
+    assert runtime.stats["feed_pave_removals"].records >= 1
+    assert gone in fake_pave.removed_of(user_id) and gone not in fake_pave.transactions_of(user_id)
+    newer = insights.latest_insights(user_id)
+    assert newer is not None and newer.mined_at > mine.mined_at

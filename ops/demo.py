@@ -1,8 +1,13 @@
 """What the run command, the benchmarks and the end-to-end tests do alike: link a fake item,
-and read back every row the refiner wrote for a user."""
+read back every row the refiner wrote for a user, and show what the insight service made of it."""
 
 from __future__ import annotations
 
+import json
+import threading
+import time
+import urllib.request
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -53,3 +58,52 @@ def refined_rows(user_id: str) -> list[dict[str, Any]]:
         if "LastEvaluatedKey" not in page:
             return rows
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def show_pave_insights(
+    app_url: str, token: str, user_id: str, say: Callable[[str], None], stop: threading.Event, timeout: float = 300.0
+) -> None:
+    """Wait until every Pave upload of the user has been mined (or given up), then print the
+    recurring expenses and the cash-advance score as the API serves them to the user."""
+    from chalicelib.insight.data import insights, last_pages
+
+    say("demo: Pave: each batch of new transactions is uploaded to the fake Pave, polled, and its insights cached")
+    deadline = time.monotonic() + timeout
+    while not stop.is_set():
+        pages = last_pages.last_pages(user_id)
+        if pages and all(p.outcome for p in pages):
+            break
+        if time.monotonic() > deadline:
+            say(f"demo: Pave: {len(pages)} upload(s), not all mined after {timeout:.0f} s; see the runtime lines")
+            return
+        stop.wait(2.0)
+    else:
+        return
+    mine = insights.latest_insights(user_id)
+    if mine is None:
+        say(f"demo: Pave: no upload was mined ({', '.join(sorted({str(p.outcome) for p in pages}))})")
+        return
+    say(
+        f"demo: Pave: {len(pages)} upload(s) finished; the latest mine ({mine.last_mine}) has"
+        f" {mine.recurring_count} recurring expenses and {mine.ritual_count} rituals"
+    )
+    found = _get_json(app_url, f"/v1/users/{user_id}/transactions/expenses", token)
+    say(f"demo: GET /v1/users/{user_id}/transactions/expenses (answered by {found['source']}):")
+    for expense in found["expenses"]:
+        say(
+            f"  {expense['merchant_name'][:28]:<28} {expense['frequency']:<12} {_dollars(expense['amount']):>10}"
+            f"  next {expense['next_date']}"
+        )
+    score = _get_json(app_url, f"/v1/users/{user_id}/scores/cash_advance", token)
+    bands = ", ".join(f"${b['lowest_amount'] // 100}-{b['highest_amount'] // 100}: {b['score']}" for b in score["bands"])
+    say(f"demo: GET /v1/users/{user_id}/scores/cash_advance (score per advance range): {bands}")
+
+
+def _get_json(app_url: str, path: str, token: str) -> Any:
+    request = urllib.request.Request(app_url + path, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def _dollars(cents: int) -> str:
+    return f"${cents / 100:,.2f}"

@@ -246,12 +246,18 @@ def main(argv: list[str] | None = None) -> int:
             _demo(plaid, app_url, token, args.transactions, stop, timings, sync=args.sync)
             for line in [] if stop.is_set() else demo_balances.report(app_url, token, DEMO_USER, peers.segment):
                 say(line)
+            if not stop.is_set():
+                from ops.demo import show_pave_insights
+
+                show_pave_insights(app_url, token, DEMO_USER, say, stop)
         say(
             f"a token for {DEMO_USER} (valid for an hour):\n  export TOKEN={token}\n"
             f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/transactions?limit=5\n'
             f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/accounts\n'
             f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/payday\n'
             f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/savings\n'
+            f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/transactions/expenses\n'
+            f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/scores/cash_advance\n'
             f"  .venv/bin/python -m ops.query {DEMO_USER}   (straight from the tables)"
         )
         say("running; Ctrl-C stops everything this command started")

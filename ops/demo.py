@@ -95,7 +95,9 @@ def show_pave_insights(
             f"  next {expense['next_date']}"
         )
     score = _get_json(app_url, f"/v1/users/{user_id}/scores/cash_advance", token)
-    bands = ", ".join(f"${b['lowest_amount'] // 100}-{b['highest_amount'] // 100}: {b['score']}" for b in score["bands"])
+    bands = ", ".join(
+        f"${b['lowest_amount'] // 100}-{b['highest_amount'] // 100}: {b['score']}" for b in score["bands"]
+    )
     say(f"demo: GET /v1/users/{user_id}/scores/cash_advance (score per advance range): {bands}")
 
 

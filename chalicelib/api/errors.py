@@ -29,7 +29,6 @@ from chalicelib.errors import (
     TransientAWSError,
     ValidationError,
 )
-from chalicelib.insight.expenses import DetectorUnavailableError
 from chalicelib.insight.verification import IllegalTransitionError, VerificationContentionError
 from chalicelib.observability import logger
 from chalicelib.plaid.errors import (
@@ -79,7 +78,6 @@ STATUS_BY_ERROR: tuple[tuple[type[BaseException], int, str], ...] = (
     (BatchUnprocessedError, 503, "unavailable"),
     (ContentionError, 503, "unavailable"),
     (VerificationContentionError, 503, "unavailable"),
-    (DetectorUnavailableError, 503, "unavailable"),
     (AuthUnavailableError, 503, "auth_unavailable"),
     (PlaidRateLimitError, 429, "plaid_rate_limited"),
     (PlaidItemError, 409, "plaid_item_error"),

@@ -7,7 +7,8 @@
 * **Ours** answers otherwise (a new user, Pave down or slow, no mine yet):
   :func:`our_recurring_expenses` runs ``chalicelib.insight.recurring.detect(transactions, as_of)``
   over the user's window (:mod:`chalicelib.insight.window`), its transactions shaped as the API
-  shows them. That function is the one place the detector is called.
+  shows them. That function is the one place the detector is called. A build without the
+  detector has no answer there: :class:`NoRecurringExpensesError` (HTTP 404).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from chalicelib.data.ttl import epoch
-from chalicelib.errors import ServiceError
+from chalicelib.errors import NotFoundError
 from chalicelib.insight import window
 from chalicelib.insight.data import insights, recurring_expenses
 from chalicelib.insight.data.ttl import expense_ttl
@@ -39,10 +40,9 @@ class Source(StrEnum):
     OURS = "ours"
 
 
-class DetectorUnavailableError(ServiceError):
-    """Our recurring detector is not part of this build, so there is no answer without Pave."""
-
-    retryable = True
+class NoRecurringExpensesError(NotFoundError):
+    """Neither a Pave mine nor our detector can answer: no mine is recent enough and the
+    detector is not part of this build."""
 
 
 @dataclass(frozen=True)
@@ -89,13 +89,13 @@ def our_recurring_expenses(user_id: str, as_of: date, detect: Detector | None = 
 
 
 def load_detector() -> Detector:
-    """``detect`` of :data:`DETECTOR_MODULE`; :class:`DetectorUnavailableError` when it is absent."""
+    """``detect`` of :data:`DETECTOR_MODULE`; :class:`NoRecurringExpensesError` when it is absent."""
     try:
         module = importlib.import_module(DETECTOR_MODULE)
     except ModuleNotFoundError as exc:
         if exc.name != DETECTOR_MODULE:
             raise
-        raise DetectorUnavailableError("the recurring detector is not available") from exc
+        raise NoRecurringExpensesError("no recurring expenses are known for this user yet") from exc
     detect: Detector = module.detect
     return detect
 

@@ -67,10 +67,10 @@ def test_the_newest_mine_answers(api: Api, user_id: str) -> None:
 
 
 @pytest.mark.skipif(DETECTOR_PRESENT, reason="our detector is part of this build")
-def test_without_a_pave_mine_and_without_our_detector_the_answer_is_503(api: Api, user_id: str) -> None:
+def test_without_a_pave_mine_and_without_our_detector_there_is_no_answer(api: Api, user_id: str) -> None:
     store_user(user_id, realistic(user_id, utcnow().date()), now=utcnow())
     response = api.get(EXPENSES, path={"user_id": user_id})
-    assert response.status_code == 503 and error_code(response) == "unavailable"
+    assert response.status_code == 404 and error_code(response) == "not_found"
 
 
 @pytest.mark.skipif(not DETECTOR_PRESENT, reason="our detector is not part of this build yet")

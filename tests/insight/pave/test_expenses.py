@@ -47,7 +47,7 @@ def test_a_mine_older_than_the_limit_does_not_answer(pave: FakePave, user_id: st
     if DETECTOR_PRESENT:
         assert expenses.recurring_expenses_of(user_id, NOW).source is expenses.Source.OURS
     else:
-        with pytest.raises(expenses.DetectorUnavailableError):
+        with pytest.raises(expenses.NoRecurringExpensesError):
             expenses.recurring_expenses_of(user_id, NOW)
 
 
@@ -95,7 +95,7 @@ def test_the_fallback_hands_the_detector_the_window_shaped_as_the_api_and_maps_w
 @pytest.mark.skipif(DETECTOR_PRESENT, reason="our detector is part of this build")
 def test_without_pave_and_without_our_detector_there_is_no_answer(pave: FakePave, user_id: str) -> None:
     store_user(user_id, realistic(user_id))
-    with pytest.raises(expenses.DetectorUnavailableError):
+    with pytest.raises(expenses.NoRecurringExpensesError):
         expenses.recurring_expenses_of(user_id, NOW)
 
 

@@ -6,8 +6,9 @@
   ``EXPENSE_TTL_DAYS``), which DynamoDB may not have deleted yet.
 * **Ours** answers otherwise (a new user, Pave down or slow, no mine yet):
   :func:`our_recurring_expenses` runs ``chalicelib.insight.recurring.detect(transactions, as_of)``
-  over the user's window (:mod:`chalicelib.insight.window`), its transactions shaped as the API
-  shows them. That function is the one place the detector is called. A build without the
+  over the history the insight models read (:func:`chalicelib.insight.history.model_transactions`:
+  the retained live transactions of items that are not REMOVED, API-shaped), as the payday
+  chain does. That function is the one place the detector is called. A build without the
   detector has no answer there: :class:`NoRecurringExpensesError` (HTTP 404).
 """
 
@@ -22,7 +23,7 @@ from typing import Any
 
 from chalicelib.data.ttl import epoch
 from chalicelib.errors import NotFoundError
-from chalicelib.insight import window
+from chalicelib.insight import history
 from chalicelib.insight.data import insights, recurring_expenses
 from chalicelib.insight.data.ttl import expense_ttl
 from chalicelib.insight.pave_miner import PAVE_SOURCE
@@ -80,10 +81,10 @@ def recurring_expenses_of(user_id: str, now: datetime) -> Expenses:
 
 
 def our_recurring_expenses(user_id: str, as_of: date, detect: Detector | None = None) -> Expenses:
-    """Our detector over the user's window (the fallback's one call site)."""
-    found = window.read_window(user_id)
-    day_of = {t.txn_id: t.txn_date for t in found.transactions}
-    detected = (detect or load_detector())([window.api_shape(t) for t in found.transactions], as_of)
+    """Our detector over the user's history at ``as_of`` (the fallback's one call site)."""
+    transactions = history.model_transactions(user_id, as_of)
+    day_of = {str(t["txn_id"]): date.fromisoformat(str(t["date"])) for t in transactions}
+    detected = (detect or load_detector())(transactions, as_of)
     expenses = [_from_detector(item, day_of) for item in detected]
     return Expenses(user_id, Source.OURS, None, tuple(sorted(expenses, key=_order)))
 

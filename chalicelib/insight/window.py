@@ -1,8 +1,9 @@
-"""The user's transactions as the insight service sees them: what is uploaded to Pave, and what
-our own recurring detector reads when Pave has nothing.
+"""The user's window: what the Pave feeder uploads after each mine.
 
-The window is every transaction the service still retains for the user, read from GSI1 (the
-index ``GET /v1/users/{user_id}/transactions`` lists; eventually consistent):
+The window is every transaction the service still holds for the user, read from GSI1 (the
+index ``GET /v1/users/{user_id}/transactions`` lists; eventually consistent). Unlike the
+models' history (:mod:`chalicelib.insight.history`, bounded to the retention days), it is not
+bounded by date: Pave keeps what it is sent, and a longer history only helps it.
 
 * ``transactions``: the live rows whose item is not REMOVED. A row's item is its ``item_id``,
   else the item of its account; a row whose item cannot be told (written by the system this
@@ -14,9 +15,7 @@ index ``GET /v1/users/{user_id}/transactions`` lists; eventually consistent):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from chalicelib.data import accounts, items, transactions
 from chalicelib.data.transactions import Transaction
@@ -50,29 +49,3 @@ def read_window(user_id: str) -> Window:
             kept.append(txn)
     kept.sort(key=lambda t: (t.txn_date, t.txn_id))
     return Window(user_id, tuple(kept), tuple(sorted(gone)))
-
-
-def api_shape(txn: Transaction) -> dict[str, Any]:
-    """``txn`` as the API's transaction object (the input contract of the insight models)."""
-    pfc: Mapping[str, Any] = txn.personal_finance_category or {}
-    return {
-        "txn_id": txn.txn_id,
-        "account_id": txn.acct_id,
-        "amount": txn.amount,
-        "iso_currency_code": txn.iso_currency_code,
-        "date": txn.txn_date.isoformat(),
-        "authorized_date": txn.authorized_date.isoformat() if txn.authorized_date else None,
-        "authorized_datetime": txn.authorized_datetime,
-        "name": txn.name,
-        "merchant_name": txn.merchant_name,
-        "original_description": txn.original_description,
-        "pending": txn.pending,
-        "pending_transaction_id": txn.pending_transaction_id,
-        "category_id": txn.category_id,
-        "category": list(txn.category),
-        "personal_finance_category": {k: v for k, v in pfc.items() if isinstance(k, str) and isinstance(v, str)}
-        or None,
-        "merchant_logo_url": txn.merchant_logo_url,
-        "merchant_website": txn.merchant_website,
-        "removed": txn.removed,
-    }

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.insight import expenses, pave_feed, pave_miner
+from chalicelib.insight import expenses, history, pave_feed, pave_miner
 from chalicelib.insight.data import insights, recurring_expenses
 from chalicelib.insight.data.recurring_expenses import Expense
 from ops.fakes.pave import FakePave
@@ -75,9 +75,11 @@ def test_the_fallback_hands_the_detector_the_window_shaped_as_the_api_and_maps_w
     # WHEN our detector answers
     found = expenses.our_recurring_expenses(user_id, TODAY, detect)
 
-    # THEN it saw the live transactions (not the removed one) in the API's shape, as of the day
+    # THEN it saw the live transactions of the retained days (not the removed one) in the API's
+    # shape, as of the day: the payday models' history
     assert seen["as_of"] == TODAY
-    assert {t["txn_id"] for t in seen["transactions"]} == {t.txn_id for t in stored[1:]}
+    retained = TODAY - timedelta(days=history.RETENTION_DAYS)
+    assert {t["txn_id"] for t in seen["transactions"]} == {t.txn_id for t in stored[1:] if t.txn_date >= retained}
     sample = seen["transactions"][0]
     assert isinstance(sample["amount"], int) and isinstance(sample["date"], str) and "pending" in sample
     # AND its answer is the response's, with the last charge's date from those transactions

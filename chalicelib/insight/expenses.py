@@ -8,42 +8,27 @@
   :func:`our_recurring_expenses` runs ``chalicelib.insight.recurring.detect(transactions, as_of)``
   over the history the insight models read (:func:`chalicelib.insight.history.model_transactions`:
   the retained live transactions of items that are not REMOVED, API-shaped), as the payday
-  chain does. That function is the one place the detector is called. A build without the
-  detector has no answer there: :class:`NoRecurringExpensesError` (HTTP 404).
+  chain does. That function is the one place the detector is called.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
-from typing import Any
 
 from chalicelib.data.ttl import epoch
-from chalicelib.errors import NotFoundError
-from chalicelib.insight import history
+from chalicelib.insight import history, recurring
 from chalicelib.insight.data import insights, recurring_expenses
 from chalicelib.insight.data.ttl import expense_ttl
 from chalicelib.insight.pave_miner import PAVE_SOURCE
 from chalicelib.observability import count
 from chalicelib.settings import get_settings
 
-#: The detector's module: ``detect(transactions, as_of)`` (the insight models' input contract).
-DETECTOR_MODULE = "chalicelib.insight.recurring"
-
-Detector = Callable[[list[dict[str, Any]], date], Sequence[Any]]
-
 
 class Source(StrEnum):
     PAVE = "pave"
     OURS = "ours"
-
-
-class NoRecurringExpensesError(NotFoundError):
-    """Neither a Pave mine nor our detector can answer: no mine is recent enough and the
-    detector is not part of this build."""
 
 
 @dataclass(frozen=True)
@@ -80,25 +65,10 @@ def recurring_expenses_of(user_id: str, now: datetime) -> Expenses:
     return our_recurring_expenses(user_id, now.date())
 
 
-def our_recurring_expenses(user_id: str, as_of: date, detect: Detector | None = None) -> Expenses:
+def our_recurring_expenses(user_id: str, as_of: date) -> Expenses:
     """Our detector over the user's history at ``as_of`` (the fallback's one call site)."""
-    transactions = history.model_transactions(user_id, as_of)
-    day_of = {str(t["txn_id"]): date.fromisoformat(str(t["date"])) for t in transactions}
-    detected = (detect or load_detector())(transactions, as_of)
-    expenses = [_from_detector(item, day_of) for item in detected]
-    return Expenses(user_id, Source.OURS, None, tuple(sorted(expenses, key=_order)))
-
-
-def load_detector() -> Detector:
-    """``detect`` of :data:`DETECTOR_MODULE`; :class:`NoRecurringExpensesError` when it is absent."""
-    try:
-        module = importlib.import_module(DETECTOR_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name != DETECTOR_MODULE:
-            raise
-        raise NoRecurringExpensesError("no recurring expenses are known for this user yet") from exc
-    detect: Detector = module.detect
-    return detect
+    found = recurring.detect(history.model_transactions(user_id, as_of), as_of)
+    return Expenses(user_id, Source.OURS, None, tuple(sorted((_from_detector(s) for s in found), key=_order)))
 
 
 def _from_pave(user_id: str, mined_at: datetime, now: datetime) -> tuple[RecurringExpense, ...]:
@@ -121,22 +91,15 @@ def _from_row(row: recurring_expenses.Expense) -> RecurringExpense:
     )
 
 
-def _field(item: Any, name: str) -> Any:
-    return item[name] if isinstance(item, Mapping) else getattr(item, name)
-
-
-def _from_detector(item: Any, day_of: Mapping[str, date]) -> RecurringExpense:
-    ids = tuple(str(t) for t in _field(item, "transaction_ids"))
-    days = [day_of[t] for t in ids if t in day_of]
-    frequency = _field(item, "frequency")
+def _from_detector(stream: recurring.RecurringExpense) -> RecurringExpense:
     return RecurringExpense(
-        merchant_name=str(_field(item, "merchant")),
+        merchant_name=stream.merchant,
         merchant_id=None,
-        frequency=str(getattr(frequency, "value", frequency)),
-        amount=int(_field(item, "average_amount")),
-        next_date=_field(item, "next_date"),
-        last_date=max(days) if days else None,
-        transaction_ids=ids,
+        frequency=str(stream.frequency),
+        amount=stream.average_amount,
+        next_date=stream.next_date,
+        last_date=stream.last_date,
+        transaction_ids=tuple(stream.transaction_ids),
     )
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 from datetime import datetime, timedelta
 
 import pytest
 
 from chalicelib.data.ttl import iso_timestamp, utcnow
-from chalicelib.insight import expenses, pave_feed, pave_miner
+from chalicelib.insight import pave_feed, pave_miner
 from chalicelib.insight.data import insights, recurring_expenses, scores
 from chalicelib.insight.data.recurring_expenses import Expense
 from ops.fakes.auth0 import FakeAuth0
@@ -20,7 +19,6 @@ pytestmark = pytest.mark.integration
 
 EXPENSES = "/v1/users/{user_id}/transactions/expenses"
 SCORE = "/v1/users/{user_id}/scores/cash_advance"
-DETECTOR_PRESENT = importlib.util.find_spec(expenses.DETECTOR_MODULE) is not None
 
 
 def mined(user_id: str, fake_pave: FakePave) -> datetime:
@@ -66,19 +64,14 @@ def test_the_newest_mine_answers(api: Api, user_id: str) -> None:
     assert [e["merchant_name"] for e in body["expenses"]] == ["Spotify"]
 
 
-@pytest.mark.skipif(DETECTOR_PRESENT, reason="our detector is part of this build")
-def test_without_a_pave_mine_and_without_our_detector_there_is_no_answer(api: Api, user_id: str) -> None:
-    store_user(user_id, realistic(user_id, utcnow().date()), now=utcnow())
-    response = api.get(EXPENSES, path={"user_id": user_id})
-    assert response.status_code == 404 and error_code(response) == "not_found"
-
-
-@pytest.mark.skipif(not DETECTOR_PRESENT, reason="our detector is not part of this build yet")
 def test_without_a_pave_mine_our_detector_answers(api: Api, user_id: str) -> None:
+    # GIVEN a user Pave has not mined
     store_user(user_id, realistic(user_id, utcnow().date()), now=utcnow())
+    # WHEN they ask THEN our detector answered, with the monthly bills it found
     body = api.get(EXPENSES, path={"user_id": user_id}).json()
     assert (body["source"], body["mined_at"]) == ("ours", None)
     assert all(e["merchant_id"] is None for e in body["expenses"])
+    assert ("Netflix", "MONTHLY", 1549) in {(e["merchant_name"], e["frequency"], e["amount"]) for e in body["expenses"]}
 
 
 def test_the_score_is_404_until_pave_scored_the_user_then_the_latest(

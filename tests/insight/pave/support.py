@@ -72,8 +72,15 @@ def soft_delete(txn: Transaction) -> None:
 
 def realistic(user_id: str, today: date = TODAY) -> list[Transaction]:
     """Six months of a user: Netflix, rent, biweekly pay, weekly coffee (ids unique to the user:
-    transaction rows are keyed by id alone)."""
-    return [replace(t, txn_id=f"{user_id}-{t.txn_id}") for t in history(user_id, today)]
+    transaction rows are keyed by id alone). Netflix is a card charge: authorized on the 3rd,
+    posted two days later, as banks report them."""
+    rows = [replace(t, txn_id=f"{user_id}-{t.txn_id}") for t in history(user_id, today)]
+    return [
+        replace(t, authorized_date=t.txn_date, txn_date=t.txn_date + timedelta(days=2))
+        if t.merchant_name == "Netflix"
+        else t
+        for t in rows
+    ]
 
 
 # --- events ---------------------------------------------------------------------------

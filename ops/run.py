@@ -121,11 +121,13 @@ class Timings:
         return cls(delay, visibility)
 
     def apply(self, environ: MutableMapping[str, str]) -> None:
-        """Settings read the throttle delay from the environment (the app and chalice local)."""
-        if self.throttle_delay is None:
-            environ.pop("THROTTLE_DELAY_SECONDS", None)
-        else:
-            environ["THROTTLE_DELAY_SECONDS"] = str(self.throttle_delay)
+        """Settings read the throttle delay from the environment (the app and chalice local); the
+        first Pave poll of an upload waits as long as a throttled page."""
+        for name in ("THROTTLE_DELAY_SECONDS", "PAVE_POLL_DELAY_SECONDS"):
+            if self.throttle_delay is None:
+                environ.pop(name, None)
+            else:
+                environ[name] = str(self.throttle_delay)
 
     def describe(self) -> str:
         delay = "the queue's own (30 s)" if self.throttle_delay is None else f"{self.throttle_delay} s"
@@ -135,7 +137,10 @@ class Timings:
             else f"{self.visibility_timeout} s"
         )
         kind = "deployed" if self.visibility_timeout is None else "local; --production-timings for the deployed ones"
-        return f"timings ({kind}): throttled pages {delay} apart; a failed message retried after {visibility}"
+        return (
+            f"timings ({kind}): throttled pages {delay} apart, the first Pave poll after as long;"
+            f" a failed message retried after {visibility}"
+        )
 
 
 def describe_local_aws(started: bool, endpoint: str, fresh: bool) -> str:

@@ -49,9 +49,13 @@ def test_local_timings_are_short_and_production_ones_are_the_declarations() -> N
     # AND --production-timings leaves both to the queues (None: the declared values)
     production = Timings.choose(_parse(["--production-timings"]), {"THROTTLE_DELAY_SECONDS": "0"})
     assert production == Timings(None, None)
-    environ = {"THROTTLE_DELAY_SECONDS": "0"}
+    environ = {"THROTTLE_DELAY_SECONDS": "0", "PAVE_POLL_DELAY_SECONDS": "0"}
     production.apply(environ)
-    assert "THROTTLE_DELAY_SECONDS" not in environ
+    assert "THROTTLE_DELAY_SECONDS" not in environ and "PAVE_POLL_DELAY_SECONDS" not in environ
+    # AND locally the first Pave poll of an upload waits as long as a throttled page
+    local_environ: dict[str, str] = {}
+    local.apply(local_environ)
+    assert local_environ == {"THROTTLE_DELAY_SECONDS": "2", "PAVE_POLL_DELAY_SECONDS": "2"}
     # AND a flag wins over the environment, which wins over the local default
     assert Timings.choose(_parse(["--throttle-delay", "5"]), {"THROTTLE_DELAY_SECONDS": "1"}).throttle_delay == 5
     assert Timings.choose(_parse([]), {"THROTTLE_DELAY_SECONDS": "1"}).throttle_delay == 1

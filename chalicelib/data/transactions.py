@@ -406,14 +406,14 @@ def list_transactions(
     return Page(rows, encode_cursor(rows[-1].txn_date.isoformat(), rows[-1].txn_id) if more else None)
 
 
-def user_transactions(user_id: str, *, removed: bool = False) -> list[Transaction]:
-    """Every transaction of the user GSI1 lists, oldest first, paginated to the end.
-
-    ``removed=False``: the live rows (what the API lists); ``removed=True``: the soft-deleted
-    rows still retained (their sort keys carry the ``REMOVED#`` prefix). Eventually consistent.
+def soft_deleted_transactions(user_id: str) -> list[Transaction]:
+    """The user's soft-deleted rows still retained, oldest first: one GSI1 Query of the
+    ``REMOVED#`` sort-key range, paginated to the end. Eventually consistent. (The live rows
+    the insight service reads: :func:`user_transactions_between`.)
     """
-    prefix = keys.removed(keys.DATE_PREFIX) if removed else keys.DATE_PREFIX
-    condition = Key("GSI1PK").eq(keys.user_transactions_pk(user_id)) & Key("GSI1SK").begins_with(prefix)
+    condition = Key("GSI1PK").eq(keys.user_transactions_pk(user_id)) & Key("GSI1SK").begins_with(
+        keys.removed(keys.DATE_PREFIX)
+    )
     rows = query_rows(
         tables.transactions(), entity=keys.TRANSACTION, IndexName="GSI1", KeyConditionExpression=condition
     )

@@ -1,19 +1,22 @@
-"""A user's transaction history as the insight models read it.
+"""A user's retained transactions: the one reader every insight consumer uses.
 
-The models take API-shaped transaction dicts (:mod:`chalicelib.insight.transactions`). This
-module reads them by access pattern and applies the service's rules about what counts:
+The models (payday, income detection, our recurring detector) and the Pave feeder all read a
+user's history through :func:`retained`, which applies the service's rules about what counts:
 
 * only the retained window: transactions dated in the ``RETENTION_DAYS`` (120) days ending
   at ``as_of``, one GSI1 Query (rows older than that may linger until DynamoDB's TTL
   deletes them; bounding the key condition keeps them out, so a late deletion never
-  changes an answer);
+  changes an answer or an upload);
 * only live rows (a soft-deleted transaction's sort key leaves the ``DATE#`` range);
 * only items that are not REMOVED. A row's item is its ``item_id``, else the item its
   ACCOUNT row names (rows written before owners were recorded); a row whose item cannot
-  be told is kept, as the API lists it.
+  be told is kept, as the API lists it. The rows of REMOVED items are returned apart
+  (the Pave feeder tells Pave to forget them).
 
 Reads: the user's items (strongly consistent Query), the transactions (GSI1, eventual),
-and the user's accounts only when a REMOVED item exists and a row names no item.
+and the user's accounts only when a row names no item (rows written before owners were
+recorded).
+The models take the rows API-shaped (:func:`model_transactions`, :func:`model_history`).
 """
 
 from __future__ import annotations
@@ -31,20 +34,44 @@ from chalicelib.data.ttl import TRANSACTION_RETENTION_DAYS
 RETENTION_DAYS = TRANSACTION_RETENTION_DAYS
 
 
+@dataclass(frozen=True)
+class Retained:
+    """What :func:`retained` read: the rows that count and those of REMOVED items, oldest first."""
+
+    #: Live rows of items that are not REMOVED (or whose item cannot be told).
+    transactions: list[Transaction]
+    #: Live rows of REMOVED items.
+    of_removed_items: list[Transaction]
+    #: Each kept row's account, to its bank's Plaid institution id (when its item names one).
+    institution_of_account: dict[str, str]
+
+
+def retained(user_id: str, as_of: date) -> Retained:
+    """The user's retained transactions at ``as_of`` (see the module docstring)."""
+    user_items = items.list_items(user_id)
+    removed = {i.item_id for i in user_items if i.status is items.ItemStatus.REMOVED}
+    institution = {i.item_id: i.institution_id for i in user_items if i.institution_id}
+    rows = transactions.user_transactions_between(user_id, as_of - timedelta(days=RETENTION_DAYS), as_of)
+    item_of_account: dict[str, str] = {}
+    if (removed or institution) and any(not t.item_id for t in rows):
+        item_of_account = {a.acct_id: a.item_id for a in accounts.list_accounts(user_id)}
+    kept: list[Transaction] = []
+    dropped: list[Transaction] = []
+    institutions: dict[str, str] = {}
+    for t in rows:
+        item_id = t.item_id or item_of_account.get(t.acct_id)
+        if item_id in removed:
+            dropped.append(t)
+            continue
+        kept.append(t)
+        if item_id in institution:
+            institutions[t.acct_id] = institution[item_id]
+    return Retained(kept, dropped, institutions)
+
+
 def model_transactions(user_id: str, as_of: date) -> list[dict[str, Any]]:
     """The user's transactions the models may read at ``as_of``, oldest first, API-shaped."""
-    removed = {i.item_id for i in items.list_items(user_id) if i.status is items.ItemStatus.REMOVED}
-    rows = transactions.user_transactions_between(user_id, as_of - timedelta(days=RETENTION_DAYS), as_of)
-    if removed:
-        rows = _without_items(user_id, rows, removed)
-    return [api_shape(t) for t in rows]
-
-
-def _without_items(user_id: str, rows: list[Transaction], removed: set[str]) -> list[Transaction]:
-    item_of_account: dict[str, str] = {}
-    if any(not t.item_id for t in rows):
-        item_of_account = {a.acct_id: a.item_id for a in accounts.list_accounts(user_id)}
-    return [t for t in rows if (t.item_id or item_of_account.get(t.acct_id)) not in removed]
+    return [api_shape(t) for t in retained(user_id, as_of).transactions]
 
 
 def api_shape(txn: Transaction) -> dict[str, Any]:
@@ -75,22 +102,6 @@ class History:
 
 
 def model_history(user_id: str, as_of: date) -> History:
-    """:func:`model_transactions` with the institutions of their accounts, from the same
-    reads (the user's accounts are read too when a row names no item)."""
-    user_items = items.list_items(user_id)
-    removed = {i.item_id for i in user_items if i.status is items.ItemStatus.REMOVED}
-    institution = {i.item_id: i.institution_id for i in user_items if i.institution_id}
-    rows = transactions.user_transactions_between(user_id, as_of - timedelta(days=RETENTION_DAYS), as_of)
-    item_of_account: dict[str, str] = {}
-    if any(not t.item_id for t in rows):
-        item_of_account = {a.acct_id: a.item_id for a in accounts.list_accounts(user_id)}
-    kept: list[Transaction] = []
-    institutions: dict[str, str] = {}
-    for t in rows:
-        item_id = t.item_id or item_of_account.get(t.acct_id)
-        if item_id in removed:
-            continue
-        kept.append(t)
-        if item_id in institution:
-            institutions[t.acct_id] = institution[item_id]
-    return History([api_shape(t) for t in kept], institutions)
+    """:func:`model_transactions` with the institutions of their accounts, from the same reads."""
+    found = retained(user_id, as_of)
+    return History([api_shape(t) for t in found.transactions], found.institution_of_account)

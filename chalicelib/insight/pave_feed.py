@@ -97,8 +97,9 @@ def handle_removals_event(
 
 def feed_window(user_id: str, *, now: datetime | None = None) -> FeedOutcome:
     """Upload the user's window (see the module docstring)."""
-    found = window.read_window(user_id)
-    return upload(user_id, WINDOW, found.transactions, found.removed, now=now or utcnow())
+    now = now or utcnow()
+    found = window.read_window(user_id, now.date())
+    return upload(user_id, WINDOW, found.transactions, found.removed, now=now)
 
 
 def feed_removals(user_id: str, removed: Sequence[str], *, now: datetime | None = None) -> FeedOutcome:

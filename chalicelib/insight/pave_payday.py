@@ -1,7 +1,8 @@
 """Pave's payday estimate, as the Pave miner cached it: the input of ``PAVE_PAYDAY_CALCULATION``.
 
-The payday chain calls :func:`latest` and decides for itself whether the estimate is usable
-(a ``next_payday`` on or before the day it predicts for is stale). It reads one row
+The payday endpoint hands the chain :func:`chain_input` (built from :func:`latest`, the one
+reader of the cached estimate); the chain decides for itself whether it is usable (a
+``next_payday`` on or before the day it predicts for is stale). It reads one row
 (``USERS#<user_id>`` / ``INCOME#<user_id>``, strongly consistent), which each Pave mine
 replaces unless a newer mine already wrote it.
 """
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from chalicelib.insight.data import incomes
+from chalicelib.insight.payday import PaveIncome
 
 
 @dataclass(frozen=True)
@@ -46,3 +48,11 @@ def latest(user_id: str) -> PavePayday | None:
         monthly_income=income.monthly_income,
         mined_at=income.last_mine or income.updated_date,
     )
+
+
+def chain_input(user_id: str) -> PaveIncome | None:
+    """:func:`latest` as ``PAVE_PAYDAY_CALCULATION``'s input; None when Pave has no payday."""
+    estimate = latest(user_id)
+    if estimate is None:
+        return None
+    return PaveIncome(next_date=estimate.next_payday, cadence=estimate.frequency, source=estimate.source)

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from chalicelib.insight import capture, history
-from chalicelib.insight.data import incomes, payday
+from chalicelib.insight import capture, history, pave_payday
+from chalicelib.insight.data import payday
 from chalicelib.insight.data.payday import PaydayRecord
-from chalicelib.insight.payday import ChainResult, PaveIncome, run_chain
+from chalicelib.insight.payday import ChainResult, run_chain
 from chalicelib.observability import count, logger
 from chalicelib.settings import get_settings
 
@@ -87,7 +87,7 @@ def evaluate(
             today,
             used_v2=flags.used_v2,
             used_pave_v2=flags.used_pave_v2,
-            pave_income=pave_income(user_id) if flags.used_pave_v2 else None,
+            pave_income=pave_payday.chain_input(user_id) if flags.used_pave_v2 else None,
         )
         payload = result.capture()
         from_cache = False
@@ -103,14 +103,6 @@ def evaluate(
     )
     count(EVALUATED_METRIC, from_cache=str(from_cache).lower(), detection=record.detection_used)
     return _answer(record, loan_id, from_cache)
-
-
-def pave_income(user_id: str) -> PaveIncome | None:
-    """Pave's cached income insight (the ``income`` row the Pave miner writes) as the chain's input."""
-    income = incomes.get_income(user_id)
-    if income is None:
-        return None
-    return PaveIncome(next_date=income.next_payday, cadence=income.frequency, source=income.source)
 
 
 def recorded_capture(record: PaydayRecord) -> dict[str, Any]:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.data import transactions
 from chalicelib.data.ttl import utcnow
-from chalicelib.insight import cash_advance, expenses, pave_payday
+from chalicelib.insight import cash_advance, expenses, history, pave_payday
 from chalicelib.insight.data import insights, last_pages
 from ops.fakes.pave import FakePave
 from ops.fakes.plaid import FakePlaid, webhooks
@@ -42,7 +41,7 @@ def test_a_mined_item_reaches_pave_and_its_insights_are_cached(
     assert stats["feed_pave"].records >= 1 and stats["mine_pave"].records >= 1
     assert sum(s.failures + s.errors for s in stats.values()) == 0
     # AND Pave holds exactly the user's live transactions, uploaded once despite the duplicates
-    live = {t.txn_id for t in transactions.user_transactions(user_id)}
+    live = {t.txn_id for t in history.retained(user_id, utcnow().date()).transactions}
     assert live and set(fake_pave.transactions_of(user_id)) == live
     assert len(fake_pave.requests_of(user_id)) == 1
     # AND the insights are cached: a mine, expenses answered by Pave, a score, Pave's payday

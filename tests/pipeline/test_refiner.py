@@ -138,7 +138,7 @@ def test_removed_ids_tombstone_and_soft_delete(aws_endpoint: str, user_id: str, 
     row = raw_item(keys.transaction_key(gone["transaction_id"]))
     assert row is not None
     assert all(row[f"GSI{n}SK"].startswith("REMOVED#DATE#") for n in (1, 2, 3, 4))
-    assert [t.txn_id for t in transactions.user_transactions(user_id, removed=True)] == [gone["transaction_id"]]
+    assert [t.txn_id for t in transactions.soft_deleted_transactions(user_id)] == [gone["transaction_id"]]
     # AND the insight service's Pave feeder is told of both ids, in the replay-feeder format
     sent = replay_feeder.matching(lambda m: m.get("user_id") == user_id)
     assert sent == [{"user_id": user_id, "removed": sorted([gone["transaction_id"], unknown])}]

@@ -19,6 +19,7 @@ from chalicelib.data import accounts, items, transactions
 from chalicelib.data.accounts import Account, Balances
 from chalicelib.data.transactions import Transaction
 from chalicelib.insight.data import tables as insight_tables
+from chalicelib.insight.history import RETENTION_DAYS
 from chalicelib.insight.pave_messages import Poll
 from chalicelib.settings import get_settings
 from ops.runtime.sqs import sqs_record
@@ -63,6 +64,11 @@ def store_user(
     owned = [replace(t, user_id=user_id, item_id=item_id, acct_id=account.acct_id) for t in txns]
     transactions.put_transaction_items(transactions.transaction_item(t, now) for t in owned)
     return owned
+
+
+def in_window(txns: list[Transaction], today: date = TODAY) -> list[Transaction]:
+    """Those of ``txns`` the feeder's window holds on ``today``: dated in the retained days ending then."""
+    return [t for t in txns if today - timedelta(days=RETENTION_DAYS) <= t.txn_date <= today]
 
 
 def soft_delete(txn: Transaction) -> None:

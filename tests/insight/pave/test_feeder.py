@@ -25,6 +25,7 @@ from tests.insight.pave.support import (
     TODAY,
     batch_completed,
     feed_event,
+    in_window,
     pave_row,
     polls_queued,
     realistic,
@@ -41,7 +42,9 @@ pytestmark = pytest.mark.integration
 def test_a_batch_event_uploads_the_users_window_and_records_the_request(pave: FakePave, user_id: str) -> None:
     # GIVEN a user with six months of transactions on an active item, one of them soft-deleted,
     # and a second item the user removed
-    live = store_user(user_id, realistic(user_id))
+    stored = store_user(user_id, realistic(user_id))
+    live = in_window(stored)
+    assert len(live) < len(stored)  # the older ones are past the retained window
     gone = live[0]
     soft_delete(gone)
     removed_item = store_user(
@@ -54,8 +57,8 @@ def test_a_batch_event_uploads_the_users_window_and_records_the_request(pave: Fa
     # WHEN the refiner's batch event reaches the feeder
     result = pave_feed.handle_feed_event(feed_event(batch_completed(user_id)), now=NOW)
 
-    # THEN one upload carried the live transactions of the active item, and as removals the
-    # soft-deleted one and the removed item's
+    # THEN one upload carried the retained live transactions of the active item, and as removals
+    # the soft-deleted one and the removed item's
     assert result == {"batchItemFailures": []}
     [request] = pave.requests_of(user_id)
     assert request["transactions_received"] == len(live) - 1
@@ -171,7 +174,8 @@ def test_replay_feeder_removals_reach_pave_and_a_redelivery_repeats_nothing(pave
 def test_an_ordinary_removal_travels_from_the_refiner_to_pave(pave: FakePave, user_id: str) -> None:
     # GIVEN a transaction refined, uploaded and processed at Pave
     account = plaid_account()
-    kept, gone = plaid_transaction(account["account_id"]), plaid_transaction(account["account_id"])
+    dated = {"date": TODAY.isoformat(), "authorized_date": TODAY.isoformat()}
+    kept, gone = plaid_transaction(account["account_id"], **dated), plaid_transaction(account["account_id"], **dated)
     store_user(user_id, [])
     refine_records(kinesis_inputs(page_record(user_id, "item-1", transactions_response([account], [kept, gone]))))
     pave_feed.feed_window(user_id, now=NOW)

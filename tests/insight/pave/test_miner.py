@@ -19,6 +19,7 @@ from ops.fakes.pave import FakePave
 from tests.insight.pave.support import (
     NOW,
     TODAY,
+    in_window,
     midnight_epoch,
     pave_row,
     pave_rows,
@@ -78,7 +79,8 @@ def test_polls_until_processed_then_caches_every_insight_with_its_key_and_ttl(pa
         assert r["ttl"] == midnight_epoch(TODAY.fromisoformat(r["due_date"]), 30)
     netflix = next(r for r in stored.values() if r["merchant_name"] == "Netflix")
     assert netflix["frequency"] == "MONTHLY" and netflix["amount"] == Decimal(1549)
-    assert len(netflix["details"]["transaction_ids"]) == 6
+    charged = {t.txn_id for t in in_window(realistic(user_id)) if t.merchant_name == "Netflix"}
+    assert set(netflix["details"]["transaction_ids"]) == charged and len(charged) >= 3
     # AND ritual rows likewise (weekly coffee is habitual spending, not a bill)
     habits = [r for r in pave_rows(user_id).values() if r["type"] == "RITUAL"]
     assert [r["merchant_name"] for r in habits] == ["Blue Bottle"]

@@ -50,6 +50,8 @@ HOUR = 3600
 #: it) or the consumer cannot keep up. At that point 22 of the 24 hours remain to fix the
 #: cause, skip the record or replay, and catch up (docs/operations.md).
 ITERATOR_AGE_THRESHOLD_MS = HOUR * 1000
+#: The Pave miner's ``insight.pave.poll`` outcomes that end a request unmined (chalicelib.insight.pave_miner).
+PAVE_GIVEN_UP_OUTCOMES = ("failed", "timed_out", "unknown_request")
 #: A failure rate (percent) is judged only over periods with at least this many calls: below
 #: that, one failure is a large percentage of nothing (the failures are counted by other alarms).
 MIN_CALLS_FOR_A_RATE = 20
@@ -556,6 +558,23 @@ def _service_alarms() -> list[Alarm]:
             expression="SUM([FILL(m1, 0), FILL(m2, 0)])",
         ),
         Alarm(
+            "PaveRequestsGivenUpAlarm",
+            "The Pave miner gave up on at least 3 upload requests in 15 minutes (Pave reported them FAILED,"
+            " did not know them, or had not processed them after PAVE_POLL_MAX_ATTEMPTS polls): those users'"
+            " Pave insights wait for their next upload.",
+            "pave-fails",
+            tuple(
+                zip(
+                    ("m1", "m2", "m3"),
+                    [service_metric("insight.pave.poll", outcome=o) for o in PAVE_GIVEN_UP_OUTCOMES],
+                    strict=True,
+                )
+            ),
+            threshold=3,
+            expression="SUM([FILL(m1, 0), FILL(m2, 0), FILL(m3, 0)])",
+            period=FIFTEEN_MINUTES,
+        ),
+        Alarm(
             "BalanceAlertLockContentionAlarm",
             "track_balances gave up on a user's balance-alert lock at least 3 times in 15 minutes (a holder"
             " kept it past the wait): those users' updates are retried and end in the DLQ if it persists.",
@@ -706,6 +725,13 @@ def _dashboard(
             searches=(
                 Search("peer.request.failed", ("peer", "status")),
                 Search("peer.request.sent", ("peer",)),
+            ),
+        ),
+        Widget(
+            "Pave: uploads by kind and result, polls by outcome",
+            searches=(
+                Search("insight.pave.upload", ("kind", "result")),
+                Search("insight.pave.poll", ("outcome",)),
             ),
         ),
         Widget(

@@ -3,7 +3,8 @@
 An alarm on a metric nobody emits never fires. So the handlers run here, through the app
 (Chalice's test client, with the Lambda environment of ``.chalice/config.json``) and their own
 entry points, on their ordinary paths and on their failure paths: failures are injected only
-at the boundaries (the fake Plaid's and fake Pave's error injection, a botocore hook on the one
+at the boundaries (the fake Plaid's and fake Pave's error injection, Pave's through the
+Pave feeders and miner, a botocore hook on the one
 client factory's clients, a lock held by another holder), never by patching the code under
 test. Their EMF output is collected, and each metric the monitoring declaration reads must
 appear in it with exactly the dimensions the alarm or widget names.
@@ -15,23 +16,27 @@ import io
 import json
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, redirect_stdout
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chalice import Chalice
 from chalice.test import Client
 
 from chalicelib.aws import clients
+from chalicelib.aws.messaging import queue_url
 from chalicelib.data.ttl import iso_timestamp, utcnow
 from chalicelib.infra import cloudformation as cfn
-from chalicelib.infra.declaration import declare
+from chalicelib.infra.declaration import CONSUMER_TIMEOUTS, declare
 from chalicelib.infra.monitoring import Metric, Monitoring, Ref, Search
 from chalicelib.insight import balance_tracker
 from chalicelib.insight.balance_updates import BalanceUpdate, BalanceUpdateSource
 from chalicelib.insight.data.keys import balance_alert_lock_key
 from chalicelib.insight.locker import Locker
-from chalicelib.peers.pave import PaveError, pave_from
+from chalicelib.insight.pave_messages import Poll, removals_bodies
+from chalicelib.peers.pave import reset_pave
 from chalicelib.pipeline.intake import MAX_BODY_BYTES
 from chalicelib.pipeline.messages import WebhookMessage
 from chalicelib.plaid.client import reset_plaid
@@ -39,8 +44,10 @@ from chalicelib.plaid.webhook_verification import reset_webhook_keys
 from chalicelib.settings import get_settings
 from ops.fakes.pave import FakePave
 from ops.fakes.peers import FakePeers
+from ops.fakes.peers.server import error_reply
 from ops.fakes.plaid import FakePlaid
-from tests.conftest import empty_queue
+from ops.runtime.invoker import BatchOutcome, Invoker
+from tests.conftest import Capture, empty_queue
 from tests.e2e.conftest import link_item
 from tests.e2e.test_intake import queued_bodies
 from tests.e2e.test_listener import login_detail
@@ -56,6 +63,7 @@ from tests.factories import (
 )
 from tests.faults import aws_fault
 from tests.insight.balances import balances, seed_user, sqs_record
+from tests.insight.pave.support import batch_completed, queue_arn, realistic, store_user
 from tests.pipeline.sync_support import SyncHarness
 from tests.plaid.factories import closed_port
 
@@ -77,9 +85,10 @@ def monitoring() -> Monitoring:
 class Handlers:
     """The app's handlers as Lambda runs them (Chalice's test client, the stage's environment)."""
 
-    def __init__(self, client: Client, fake_plaid: FakePlaid) -> None:
+    def __init__(self, client: Client, fake_plaid: FakePlaid, app: Chalice) -> None:
         self.client = client
         self.plaid = fake_plaid
+        self.client_app = app
 
     def post_webhook(self, body: bytes, token: str | None = None) -> int:
         headers = {"Content-Type": "application/json"}
@@ -101,6 +110,26 @@ class Handlers:
     def login(self, user_id: str) -> Any:
         envelope = {"id": uid("evt"), "time": utcnow().isoformat(), "detail": login_detail(f"auth0|{user_id}")}
         return self.client.lambda_.invoke("listen_auth0", sqs_event([json.dumps(envelope)])).payload
+
+    def feed_pave(self, *user_ids: str) -> BatchOutcome:
+        bodies = [batch_completed(u, mine_id=uid("mine")) for u in user_ids]
+        return self._consume("feed_pave", get_settings().pave_feed_queue, bodies)
+
+    def feed_pave_removals(self, user_id: str, removed: list[str]) -> BatchOutcome:
+        return self._consume(
+            "feed_pave_removals", get_settings().replay_feeder_queue, removals_bodies(user_id, removed)
+        )
+
+    def mine_pave(self, poll: Poll) -> BatchOutcome:
+        return self._consume("mine_pave", get_settings().pave_poll_queue, [poll.to_json()])
+
+    def _consume(self, function: str, queue: str, bodies: list[str]) -> BatchOutcome:
+        # As the event runtime delivers a queue's batch: Lambda's context (the function's own
+        # timeout, which the Pave consumers budget against; Chalice's test client gives 3 s)
+        # and Lambda's reading of the partial batch response.
+        records = sqs_event(bodies, queue_arn(queue))["Records"]
+        invoker = Invoker(self.client_app, "dev", "us-east-1", CONSUMER_TIMEOUTS)
+        return invoker.deliver_batch(function, queue, records, [r["messageId"] for r in records])
 
 
 @contextmanager
@@ -215,16 +244,62 @@ def run_sync_troubles(plaid: FakePlaid, user_id: str, override_settings: Callabl
         plaid.clear_faults()
 
 
-def run_pave_failures() -> None:
-    with FakePave() as pave:
-        client = pave_from(pave.config(max_attempts=1, max_retry_after_seconds=0.0))
-        for status in (500, 502, 503, 504, 429, 401, 403):
-            pave.fail_next(status=status)
-            with pytest.raises(PaveError):
-                client.insights(uid("user"))
-        unreachable = pave_from(pave.config(base_url=f"http://127.0.0.1:{closed_port()}/v1", max_attempts=1))
-        with pytest.raises(PaveError):
-            unreachable.insights(uid("user"))
+@dataclass(frozen=True)
+class PaveUsers:
+    """Users of the Pave scenarios: one never uploaded, and three with an upload request each."""
+
+    unsent: str
+    polled: Poll
+    stalled: Poll
+    forgotten: Poll
+
+
+def prepare_pave(handlers: Handlers, pave: FakePave) -> PaveUsers:
+    """Users stored as the refiner leaves them; three uploaded by the feeder (their polls taken off the queue)."""
+    now = utcnow()
+    unsent, polled, stalled, forgotten = (uid("user") for _ in range(4))
+    for user_id in (unsent, polled, stalled, forgotten):
+        store_user(user_id, realistic(user_id, now.date()), now=now)
+    assert handlers.feed_pave(polled, stalled, forgotten).ok
+    queued = {p["user_id"]: Poll(p["user_id"], p["request_id"], p["attempt"]) for p in Capture(poll_queue()).drain()}
+    return PaveUsers(unsent, queued[polled], queued[stalled], queued[forgotten])
+
+
+def poll_queue() -> str:
+    return queue_url(get_settings().pave_poll_queue)
+
+
+def run_pave_failures(handlers: Handlers, pave: FakePave, users: PaveUsers) -> None:
+    """Pave fails the feeders' uploads and the miner's polls (one call each: no inline retry)."""
+    for status in (500, 502, 503, 401):
+        pave.fail_next(status=status)
+        assert handlers.feed_pave(users.unsent).failed
+    # Pave answers too slowly: no status
+    pave.stall_next(seconds=1.0)
+    assert handlers.feed_pave_removals(users.unsent, [f"{users.unsent}-gone"]).failed
+    pave.wait_idle()
+    for fail in (
+        lambda: pave.fail_next(status=504),
+        lambda: pave.rate_limit_next(retry_after=0),
+        lambda: pave.fail_next(status=403),
+    ):
+        fail()
+        assert handlers.mine_pave(users.polled).failed
+
+
+def run_pave_given_up(handlers: Handlers, pave: FakePave, users: PaveUsers) -> None:
+    """The miner gives up on three requests: FAILED at Pave, still pending at the last poll, unknown to Pave."""
+    pave.fail_request(users.polled.request_id)
+    assert handlers.mine_pave(users.polled).ok
+    pave.set_processing(polls=1_000)
+    try:
+        last = Poll(users.stalled.user_id, users.stalled.request_id, get_settings().pave_poll_max_attempts)
+        assert handlers.mine_pave(last).ok
+    finally:
+        pave.set_processing(polls=1, seconds=0)
+    # Pave lost the request: its own 404 for an unknown request
+    pave.reply_next(error_reply(404, "REQUEST_NOT_FOUND", f"no request {users.forgotten.request_id}"))
+    assert handlers.mine_pave(users.forgotten).ok
 
 
 def run_lock_contention() -> None:
@@ -257,7 +332,7 @@ def collected(into: dict[str, list[EmfDocument]], scenario: str) -> Iterator[Non
 
 @pytest.fixture(scope="module")
 def by_scenario(
-    stack_env: dict[str, Any], fake_plaid: FakePlaid, fake_peers: FakePeers
+    stack_env: dict[str, Any], fake_plaid: FakePlaid, fake_peers: FakePeers, fake_pave: FakePave
 ) -> dict[str, list[EmfDocument]]:
     """The EMF documents the handlers printed on each path above, by scenario."""
     import app as app_module
@@ -275,7 +350,7 @@ def by_scenario(
     found: dict[str, list[EmfDocument]] = {}
     try:
         with Client(app_module.app, stage_name="dev", project_dir=str(ROOT)) as client:
-            handlers = Handlers(client, fake_plaid)
+            handlers = Handlers(client, fake_plaid, app_module.app)
             with collected(found, "intake"):
                 run_intake(handlers, fake_plaid)
             with collected(found, "refiner"):
@@ -284,8 +359,15 @@ def by_scenario(
                 run_listener(handlers, fake_plaid, uid("user"), tables)
             with collected(found, "removal"):
                 run_removal(handlers, fake_plaid, fake_peers, uid("user"))
+            # Pave: one attempt per call and no inline wait for a 429, so each failure is one call
+            override_settings(PAVE_MAX_ATTEMPTS="1", PAVE_MAX_RETRY_AFTER_SECONDS="0", PAVE_READ_TIMEOUT_SECONDS="0.2")
+            reset_pave()
+            with collected(found, "pave_ready"):
+                pave_users = prepare_pave(handlers, fake_pave)
             with collected(found, "pave"):
-                run_pave_failures()
+                run_pave_failures(handlers, fake_pave, pave_users)
+            with collected(found, "pave_given_up"):
+                run_pave_given_up(handlers, fake_pave, pave_users)
             with collected(found, "lock"):
                 run_lock_contention()
             with collected(found, "sync"):
@@ -297,6 +379,7 @@ def by_scenario(
         mp.undo()
         _reset_process_state()
         reset_plaid()
+        reset_pave()
     return found
 
 
@@ -361,7 +444,8 @@ def test_every_emitted_document_is_in_the_service_namespace(emitted: list[EmfDoc
 def test_calls_and_failures_count_logical_calls_so_their_ratio_is_a_rate(
     by_scenario: dict[str, list[EmfDocument]],
 ) -> None:
-    # GIVEN eight Pave calls that each failed (one attempt each), and Plaid calls in the Plaid scenario
+    # GIVEN eight Pave calls of the feeders and the miner that each failed (one attempt each), and
+    # Plaid calls in the Plaid scenario
     pave = by_scenario["pave"]
     sent = [s for s in published(pave, "peer.request.sent") if s.get("peer") == "pave"]
     failed = [s for s in published(pave, "peer.request.failed") if s.get("peer") == "pave" and "status" not in s]

@@ -333,6 +333,25 @@ def test_pave_alarms_watch_its_statuses() -> None:
     assert statuses("PaveAuthFailuresAlarm") == {"401", "403"}
 
 
+def test_pave_requests_given_up_sum_the_miners_outcomes_that_end_a_request_unmined() -> None:
+    from chalicelib.insight.pave_miner import Outcome
+
+    props = RESOURCES["PaveRequestsGivenUpAlarm"]["Properties"]
+    outcomes = {
+        d["Value"]
+        for q in props["Metrics"]
+        if "MetricStat" in q and q["MetricStat"]["Metric"]["MetricName"] == "insight.pave.poll"
+        for d in q["MetricStat"]["Metric"]["Dimensions"]
+        if d["Name"] == "outcome"
+    }
+    assert outcomes == {Outcome.FAILED.value, Outcome.TIMED_OUT.value, Outcome.UNKNOWN_REQUEST.value}
+    assert (props["Threshold"], props["Metrics"][-1]["Expression"]) == (
+        3,
+        "SUM([FILL(m1, 0), FILL(m2, 0), FILL(m3, 0)])",
+    )
+    assert all(q["MetricStat"]["Period"] == 900 for q in props["Metrics"] if "MetricStat" in q)
+
+
 def test_the_api_alarms_watch_this_stages_api_by_name() -> None:
     errors = RESOURCES["ApiServerErrorRateAlarm"]["Properties"]
     for query in errors["Metrics"][:-1]:

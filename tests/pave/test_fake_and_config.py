@@ -6,15 +6,16 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import boto3
 import pytest
 import requests
 
 from chalicelib.errors import ConfigurationError
 from chalicelib.peers import reset_peers
-from chalicelib.peers.pave import PaveClient, get_pave
+from chalicelib.peers.pave import PaveClient, PaveError, get_pave
 from chalicelib.settings import LOCAL_PAVE_API_KEY, load_pave_config
 from ops.fakes.pave import FakePave
 from tests.pave.conftest import TODAY, Clock, txn
@@ -226,6 +227,49 @@ def test_prod_needs_a_pave_key(monkeypatch: pytest.MonkeyPatch) -> None:
     # WHEN the configuration is read / THEN it refuses rather than use the local key
     with pytest.raises(ConfigurationError, match="PAVE_API_KEY"):
         load_pave_config("prod")
+
+
+@pytest.mark.integration
+def test_prod_authenticates_to_pave_with_the_key_in_the_ssm_parameter_its_config_names(
+    pave: FakePave,
+    clean_pave: None,
+    aws_endpoint: str,
+    monkeypatch: pytest.MonkeyPatch,
+    override_settings: Callable[..., None],
+    user_id: str,
+) -> None:
+    from aws_lambda_powertools.utilities.parameters import clear_caches
+
+    from ops.package import chalice_config
+
+    # GIVEN prod's Lambda environment as .chalice/config.json declares it (no key, a parameter
+    # name), aimed at the fake, and the key stored as operations.md says: a SecureString
+    config = chalice_config()
+    env = {**config["environment_variables"], **config["stages"]["prod"]["environment_variables"]}
+    parameter = env["PAVE_API_KEY_PARAMETER"]
+    ssm = boto3.client("ssm")
+    ssm.put_parameter(Name=parameter, Type="SecureString", Value=pave.api_key, Overwrite=True)
+    monkeypatch.delenv("PAVE_API_KEY", raising=False)
+    override_settings(**env, PAVE_URL=pave.api_url, PAVE_API_KEY_HEADER=pave.api_key_header)
+    clear_caches()
+    reset_peers()
+    try:
+        # WHEN the process-wide client uploads THEN Pave accepted the key read from SSM
+        get_pave().upload_transactions(user_id, [txn(user_id, "t-1", 100, TODAY)])
+        assert len(pave.requests_of(user_id)) == 1
+
+        # WHEN the parameter is rotated to a key Pave does not know and a new execution
+        # environment starts (operations.md: Set or rotate the Pave API key)
+        ssm.put_parameter(Name=parameter, Type="SecureString", Value="k-revoked", Overwrite=True)
+        clear_caches()
+        reset_peers()
+        # THEN the new key is the one sent, and Pave refuses it
+        with pytest.raises(PaveError) as refused:
+            get_pave().upload_transactions(user_id, [txn(user_id, "t-2", 100, TODAY)])
+        assert refused.value.status in (401, 403)
+    finally:
+        ssm.delete_parameter(Name=parameter)
+        clear_caches()
 
 
 def test_the_process_wide_client_follows_the_settings(

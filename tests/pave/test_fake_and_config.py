@@ -247,10 +247,11 @@ def test_prod_authenticates_to_pave_with_the_key_in_the_ssm_parameter_its_config
     config = chalice_config()
     env = {**config["environment_variables"], **config["stages"]["prod"]["environment_variables"]}
     parameter = env["PAVE_API_KEY_PARAMETER"]
+    assert env["PAVE_URL"].startswith("https://")  # prod calls Pave itself (here: the fake instead)
     ssm = boto3.client("ssm")
     ssm.put_parameter(Name=parameter, Type="SecureString", Value=pave.api_key, Overwrite=True)
     monkeypatch.delenv("PAVE_API_KEY", raising=False)
-    override_settings(**env, PAVE_URL=pave.api_url, PAVE_API_KEY_HEADER=pave.api_key_header)
+    override_settings(**{**env, "PAVE_URL": pave.api_url, "PAVE_API_KEY_HEADER": pave.api_key_header})
     clear_caches()
     reset_peers()
     try:

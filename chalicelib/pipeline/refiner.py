@@ -9,8 +9,10 @@ so replays and duplicates leave the same rows.
 
 Removed ids reach the insight service's Pave feeder on ``<stage>-insight-replay-feeder`` as
 ``{user_id, removed}``: the ids a page re-tombstoned and, after their tombstones are written,
-the ids of an ordinary removal (``TRANSACTIONS_REMOVED``). A repeated record sends them again,
-which the feeder absorbs (the same removals make the same upload).
+the ids of an ordinary removal (``TRANSACTIONS_REMOVED``) and of the pending transactions a
+posting replaces. A repeated record sends again the ids whose removal it had not finished,
+which the feeder absorbs (the same removals make the same upload); the feeder's window
+upload sends every soft-deleted id still retained anyway.
 """
 
 from __future__ import annotations

@@ -40,10 +40,14 @@ def test_a_mined_item_reaches_pave_and_its_insights_are_cached(
     stats = runtime.stats
     assert stats["feed_pave"].records >= 1 and stats["mine_pave"].records >= 1
     assert sum(s.failures + s.errors for s in stats.values()) == 0
-    # AND Pave holds exactly the user's live transactions, uploaded once despite the duplicates
+    # AND Pave holds exactly the user's live transactions, uploaded once despite the duplicates;
+    # any other request only told Pave to forget ids that are not live (pending transactions
+    # their postings replaced)
     live = {t.txn_id for t in history.retained(user_id, utcnow().date()).transactions}
     assert live and set(fake_pave.transactions_of(user_id)) == live
-    assert len(fake_pave.requests_of(user_id)) == 1
+    requests = fake_pave.requests_of(user_id)
+    assert [r["transactions_received"] for r in requests if r["transactions_received"]] == [len(live)]
+    assert not fake_pave.removed_of(user_id) & live
     # AND the insights are cached: a mine, expenses answered by Pave, a score, Pave's payday
     mine = insights.latest_insights(user_id)
     assert mine is not None and mine.source == "PAVE"
@@ -52,8 +56,11 @@ def test_a_mined_item_reaches_pave_and_its_insights_are_cached(
     assert cash_advance.current_score(user_id, now) is not None
     payday = pave_payday.latest(user_id)  # the fake item is paid biweekly
     assert payday is not None and payday.next_payday > now.date() and payday.frequency == "BIWEEKLY"
-    [page] = last_pages.last_pages(user_id)
-    assert page.processed and page.outcome == "mined"
+    # AND every upload was polled to its end: the newest mined, an older one mined or superseded
+    pages = {p.pave_request_id: p for p in last_pages.last_pages(user_id)}
+    assert set(pages) == {r["request_id"] for r in requests}
+    assert pages[mine.pave_request_id].outcome == "mined"
+    assert all(p.processed and p.outcome in ("mined", "superseded") for p in pages.values())
 
     # WHEN Plaid removes one of them
     gone = sorted(live)[0]

@@ -165,6 +165,23 @@ def test_a_transaction_arriving_after_its_removal_is_retombstoned(
     assert sent == [{"user_id": user_id, "removed": [late["transaction_id"]]}] * 2
 
 
+def test_a_posting_that_replaces_a_stored_pending_transaction_tells_pave_to_forget_it(
+    aws_endpoint: str, user_id: str, replay_feeder: Capture
+) -> None:
+    # GIVEN a stored pending purchase (which the Pave feeder may have uploaded)
+    account = plaid_account()
+    pending = plaid_transaction(account["account_id"], pending=True)
+    refine_records(kinesis_inputs(page_record(user_id, "item", transactions_response([account], [pending]))), now=NOW)
+    # WHEN the posting that replaces it is refined
+    posted = plaid_transaction(account["account_id"], pending_transaction_id=pending["transaction_id"])
+    refine_records(kinesis_inputs(page_record(user_id, "item", transactions_response([account], [posted]))), now=NOW)
+    # THEN the pending row is removed, and the Pave feeder is told to forget it
+    row = transactions.get_transaction(pending["transaction_id"])
+    assert row is not None and row.removed
+    sent = replay_feeder.matching(lambda m: m.get("user_id") == user_id)
+    assert sent == [{"user_id": user_id, "removed": [pending["transaction_id"]]}]
+
+
 def test_unconvertible_records_are_skipped_and_later_records_applied(aws_endpoint: str, user_id: str) -> None:
     # GIVEN an undecodable record, a record with a bad date, one with an unknown currency, then a good one
     account = plaid_account()

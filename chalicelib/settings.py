@@ -157,6 +157,17 @@ def _local(port: int) -> str:
     return f"http://{LOCAL_HOST}:{port}"
 
 
+def _service_url(name: str, local_default: str, stage: str) -> str:
+    """A peer's base URL; outside prod the local fake's fills in, in prod it must be configured.
+
+    A deployed function that fell back to 127.0.0.1 would fail every call with a connection
+    error far from its cause; a missing URL is a configuration error at first use instead.
+    """
+    if stage == "prod" and not os.environ.get(name, "").strip():
+        raise ConfigurationError(f"{name} must be set in prod (the stage's environment in .chalice/config.json)")
+    return _url(name, local_default)
+
+
 @dataclass(frozen=True)
 class PeerConfig:
     """Base URLs, credentials, timeouts and retry budget for every peer service."""
@@ -188,10 +199,10 @@ def _peer_config(stage: str) -> PeerConfig:
 def load_peer_config(stage: str | None = None) -> PeerConfig:
     stage = stage or _env("STAGE", "dev")
     return PeerConfig(
-        user_service_url=_url("USER_SERVICE_URL", _local(USER_SERVICE_PORT)),
-        payments_service_url=_url("PAYMENTS_SERVICE_URL", _local(PAYMENTS_SERVICE_PORT)),
-        admin_api_url=_url("ADMIN_API_URL", _local(ADMIN_API_PORT)),
-        segment_host=_url("SEGMENT_HOST", _local(SEGMENT_PORT)),
+        user_service_url=_service_url("USER_SERVICE_URL", _local(USER_SERVICE_PORT), stage),
+        payments_service_url=_service_url("PAYMENTS_SERVICE_URL", _local(PAYMENTS_SERVICE_PORT), stage),
+        admin_api_url=_service_url("ADMIN_API_URL", _local(ADMIN_API_PORT), stage),
+        segment_host=_service_url("SEGMENT_HOST", _local(SEGMENT_PORT), stage),
         user_service_token=_secret("USER_SERVICE_TOKEN", LOCAL_USER_SERVICE_TOKEN, stage),
         payments_service_token=_secret("PAYMENTS_SERVICE_TOKEN", LOCAL_PAYMENTS_SERVICE_TOKEN, stage),
         admin_api_token=_secret("ADMIN_API_TOKEN", LOCAL_ADMIN_API_TOKEN, stage),
@@ -237,7 +248,7 @@ def load_pave_config(stage: str | None = None) -> PaveConfig:
     if page_size > 1000:
         raise ConfigurationError(f"PAVE_UPLOAD_PAGE_SIZE must be at most 1000, got {page_size}")
     return PaveConfig(
-        base_url=_url("PAVE_URL", f"{_local(PAVE_PORT)}/v1"),
+        base_url=_service_url("PAVE_URL", f"{_local(PAVE_PORT)}/v1", stage),
         api_key=_secret("PAVE_API_KEY", LOCAL_PAVE_API_KEY, stage),
         api_key_header=_text("PAVE_API_KEY_HEADER", "X-API-Key"),
         connect_timeout_seconds=_bounded("PAVE_CONNECT_TIMEOUT_SECONDS", 2.0, minimum=0.01),
@@ -290,7 +301,6 @@ class Settings:
     account_balance_ttl_days: int
     enable_liability_mining: bool
 
-    plaid_base_url: str
     plaid_timeout_seconds: float
 
     #: Bearer JWTs: RS256 only, verified against the issuer's JWKS. No issuer (prod unset) = every call 401s.
@@ -358,6 +368,11 @@ class Settings:
         return _secret("PLAID_SECRET", LOCAL_PLAID_SECRET, self.stage)
 
     @property
+    def plaid_base_url(self) -> str:
+        """Read at first use, like the secrets: tooling that only needs prod's names needs no URL."""
+        return _service_url("PLAID_BASE_URL", _local(PLAID_PORT), self.stage)
+
+    @property
     def peers(self) -> PeerConfig:
         return _peer_config(self.stage)
 
@@ -401,7 +416,6 @@ def load_settings() -> Settings:
         throttle_delay_seconds=_optional_delay("THROTTLE_DELAY_SECONDS"),
         account_balance_ttl_days=_env_int("ACCOUNT_BALANCE_TTL_DAYS", 100),
         enable_liability_mining=_env_bool("ENABLE_LIABILITY_MINING", stage != "prod"),
-        plaid_base_url=_url("PLAID_BASE_URL", _local(PLAID_PORT)),
         plaid_timeout_seconds=_bounded("PLAID_TIMEOUT_SECONDS", 10.0, minimum=0.01),
         payday_used_v2=_env_bool("PAYDAY_USED_V2", True),
         payday_used_pave_v2=_env_bool("PAYDAY_USED_PAVE_V2", True),

@@ -220,7 +220,8 @@ def test_malformed_pave_settings_are_configuration_errors(
 
 
 def test_prod_needs_a_pave_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    # GIVEN prod with no key and no SSM parameter for it
+    # GIVEN prod with its URL but no key and no SSM parameter for it
+    monkeypatch.setenv("PAVE_URL", "https://pave.example.test/v1")
     monkeypatch.delenv("PAVE_API_KEY", raising=False)
     monkeypatch.delenv("PAVE_API_KEY_PARAMETER", raising=False)
 

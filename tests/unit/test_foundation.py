@@ -6,6 +6,7 @@ import json
 import logging
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,9 @@ from chalicelib.data.accounts import Account, Balances, account_item
 from chalicelib.data.transactions import Transaction, amount_from_item, transaction_item
 from chalicelib.errors import ConfigurationError, ValidationError
 from chalicelib.observability import REDACTED, RedactingFormatter, redact
-from chalicelib.settings import load_settings
+from chalicelib.settings import load_pave_config, load_peer_config, load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -149,6 +152,47 @@ def test_prod_never_falls_back_to_local_secrets(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("PLAID_SECRET", "from-the-environment")
     assert settings.plaid_secret == "from-the-environment"
     assert "from-the-environment" not in repr(settings)
+
+
+URLS = ("PLAID_BASE_URL", "USER_SERVICE_URL", "PAYMENTS_SERVICE_URL", "ADMIN_API_URL", "SEGMENT_HOST", "PAVE_URL")
+
+
+@pytest.mark.parametrize("name", URLS)
+def test_prod_never_falls_back_to_a_local_fakes_url(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    # GIVEN prod with every other URL and secret configured, but not this URL
+    monkeypatch.setenv("STAGE", "prod")
+    for other in URLS:
+        monkeypatch.setenv(other, "https://other.example.test")
+    for secret in ("USER_SERVICE_TOKEN", "PAYMENTS_SERVICE_TOKEN", "ADMIN_API_TOKEN", "SEGMENT_WRITE_KEY"):
+        monkeypatch.setenv(secret, "configured")
+    monkeypatch.setenv("PAVE_API_KEY", "configured")
+    monkeypatch.delenv(name)
+
+    def read() -> str:
+        settings = load_settings()
+        if name == "PLAID_BASE_URL":
+            return settings.plaid_base_url
+        if name == "PAVE_URL":
+            return load_pave_config().base_url
+        return str(getattr(load_peer_config(), name.lower()))
+
+    # WHEN it is read THEN it is a configuration error naming the variable, not 127.0.0.1
+    with pytest.raises(ConfigurationError, match=name):
+        read()
+    # AND with the URL set it is used; outside prod the local fake's fills in
+    monkeypatch.setenv(name, "https://service.example.test/")
+    assert read() == "https://service.example.test"
+    monkeypatch.delenv(name)
+    monkeypatch.setenv("STAGE", "dev")
+    assert read().startswith("http://127.0.0.1:")
+
+
+def test_prods_configuration_names_the_public_services_urls() -> None:
+    # (the internal services' URLs are the deployer's to add: docs/operations.md)
+    config = json.loads((ROOT / ".chalice" / "config.json").read_text())
+    prod = config["stages"]["prod"]["environment_variables"]
+    assert prod["PLAID_BASE_URL"] == "https://production.plaid.com"
+    assert prod["SEGMENT_HOST"].startswith("https://") and prod["PAVE_URL"].startswith("https://")
 
 
 @pytest.mark.parametrize(

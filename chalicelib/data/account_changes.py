@@ -1,4 +1,4 @@
-"""``plaid-account-changes`` rows (seed 000): item removals and main-account changes.
+"""``plaid-account-changes`` rows: item removals and main-account changes.
 
 A shared table (no stage prefix) keyed ``user_id`` / ``change_date``, read newest first by
 the change check and the item-history endpoint. ``change_date`` is an ISO timestamp in

@@ -1,4 +1,4 @@
-"""ACCOUNT rows (seed 000): one per bank account, with balances in integer cents.
+"""ACCOUNT rows: one per bank account, with balances in integer cents.
 
 Plaid may report ``available`` or ``current`` as null. The amount is then stored as 0 and
 ``bal_available_reported`` / ``bal_current_reported`` is false, so a stored 0 with the flag

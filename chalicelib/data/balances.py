@@ -1,4 +1,4 @@
-"""BALANCE rows (seed 000): one per account per calendar day, a balance history.
+"""BALANCE rows: one per account per calendar day, a balance history.
 
 Each copies the account row's amounts and reported flags. ``ttl`` is
 ``ACCOUNT_BALANCE_TTL_DAYS`` (100) after the write; QA-seeded rows (outside prod only)

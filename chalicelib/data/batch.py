@@ -1,4 +1,4 @@
-"""BatchWriteItem and BatchGetItem that never drop anything (seed 000).
+"""BatchWriteItem and BatchGetItem that never drop anything.
 
 DynamoDB may answer a batch with part of it left unprocessed (capacity, throttling).
 boto3's ``batch_writer`` re-sends those at once, without backoff or bound. Here each

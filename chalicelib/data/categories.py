@@ -1,7 +1,7 @@
-"""CATEGORY rows (seed 000): Plaid's category tree, read by the API.
+"""CATEGORY rows: Plaid's category tree, read by the API.
 
 All categories share one partition (``CATEGORIES``) sorted by hierarchy, so the whole tree
-is one Query; GSI1 finds one category by id. The seed has no writer in the service:
+is one Query; GSI1 finds one category by id. No deployed function writes categories:
 :func:`put_categories` is the loader for local seeding and tests (an overwrite by key,
 so loading twice changes nothing).
 """

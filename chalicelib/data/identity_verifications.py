@@ -1,4 +1,4 @@
-"""IDENTITY_VERIFICATION rows (seed 000, 002): a user's Plaid KYC sessions.
+"""IDENTITY_VERIFICATION rows: a user's Plaid KYC sessions, written by the API and KYC webhooks.
 
 One row per session under the user's partition (``USERS#<user>``; ITEM rows share it under
 ``ITEMS#``). GSI1 orders a user's sessions by ``created_at`` so the latest is one short

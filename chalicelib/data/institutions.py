@@ -1,4 +1,4 @@
-"""Institution rows (seed 000): ``<stage>-txn-plaid-institutions``, keyed on ``institution_id``.
+"""Institution rows: ``<stage>-txn-plaid-institutions``, keyed on ``institution_id``.
 
 The weekly sync overwrites every row with a full PutItem (attributes Plaid no longer
 reports disappear, and a rerun writes the same rows); the API reads names and logos by id,

@@ -1,4 +1,6 @@
-"""ITEM rows (seed 000, 002): one per Plaid item (bank login) of a user, in ``site-txn-plaid``.
+"""ITEM rows: one per Plaid item (bank login) of a user, in ``<stage>-txn-plaid``.
+
+The status model and who may change it: ``docs/item-lifecycle.md``.
 
 Invariants the writes hold:
 

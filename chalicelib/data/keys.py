@@ -1,4 +1,4 @@
-"""Every DynamoDB key the service builds, in one place (seed 000).
+"""Every DynamoDB key the service builds, in one place (``docs/access-patterns.md#data-model``).
 
 Segments are joined with ``#``. No other module formats a key: it asks here, so a key
 shape changes in one line and the access patterns in ``docs/access-patterns.md`` stay true.
@@ -49,7 +49,7 @@ def last_part(key: object) -> str | None:
     return (key.rsplit(SEP, 1)[-1] or None) if isinstance(key, str) else None
 
 
-# --- site-txn-transactions ------------------------------------------------------------
+# --- <stage>-txn-transactions ---------------------------------------------------------
 
 # Entity names stored in the ``type`` attribute of every row.
 TRANSACTION = "TRANSACTION"
@@ -213,7 +213,7 @@ def layer_key(public_token: str) -> dict[str, str]:
     return {"PK": join("LAYER", public_token), "SK": "TOKEN"}
 
 
-# --- site-txn-plaid -------------------------------------------------------------------
+# --- <stage>-txn-plaid ----------------------------------------------------------------
 
 
 def item_key(user_id: str, item_id: str) -> dict[str, str]:

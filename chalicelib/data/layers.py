@@ -1,4 +1,4 @@
-"""LAYER stubs (seed 000, 002): the items a resolved Plaid Layer session produced.
+"""LAYER stubs: the items a resolved Plaid Layer session produced.
 
 The API writes a stub (``items`` = ``[{item_id, access_token}]``) that lives 7 days. The
 user's items are created from it; :func:`consume_layer_stub` then drops the entries that

@@ -1,4 +1,4 @@
-"""LIABILITY rows (seed 000, 002): an account's latest Plaid liability and its history.
+"""LIABILITY rows: an account's latest Plaid liability and its history.
 
 Every store overwrites the *current* row (``LIABILITIES#<user>`` / ``ITEM#..#ACCOUNT#..``)
 and appends a *history* row (``..#TIMESTAMP#<ts>``), in one TransactWriteItems so the

@@ -1,4 +1,4 @@
-"""REMOVE tombstones (seed 000): one per transaction id Plaid retracted.
+"""REMOVE tombstones: one per transaction id Plaid retracted.
 
 The refiner checks incoming transactions against tombstones, so a transaction that
 arrives after its removal (records are at-least-once and may replay) is re-tombstoned

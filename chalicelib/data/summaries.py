@@ -1,4 +1,4 @@
-"""SUMMARY rows (seed 000): monthly spend totals at four granularities.
+"""SUMMARY rows: monthly spend totals at four granularities.
 
 One partition per user, sorted ``DATE#<YYYY-MM>`` then optional ``#ACCOUNT#<id>`` and/or
 ``#CATEGORY#<id>``, so a month or a range of months is one Query and one row is one

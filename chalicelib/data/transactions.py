@@ -1,4 +1,4 @@
-"""TRANSACTION rows (seed 000): refined Plaid transactions, listed by four GSIs.
+"""TRANSACTION rows: refined Plaid transactions, listed by four GSIs.
 
 ``txn_amount`` is integer cents, positive when money leaves the account. A removed
 transaction keeps its row (point reads still return it) but every GSI sort key gains the

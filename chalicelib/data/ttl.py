@@ -1,4 +1,7 @@
-"""TTL rules (seed 000). TTL is cleanup only: no read relies on an expiry having happened."""
+"""TTL rules (each entity's lifetime: ``docs/access-patterns.md#data-model``).
+
+TTL is cleanup only: no read relies on an expiry having happened.
+"""
 
 from __future__ import annotations
 

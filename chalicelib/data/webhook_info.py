@@ -1,4 +1,4 @@
-"""WEBHOOK_INFO rows (seeds 000, 002): one per webhook the miner handled, read by the listener.
+"""WEBHOOK_INFO rows: one per webhook the miner handled, read by the listener.
 
 Idempotent under redelivery. The row's timestamp is the queue message's ``SentTimestamp``,
 which SQS keeps across redeliveries, and the row records the message id. The write is

@@ -245,7 +245,7 @@ SERVICE_EVENT_SOURCE = "txn.service"
 #: The refiner's event after the last page of a mine (``chalicelib.events.publisher``).
 NEW_TXNS_BATCH_COMPLETED = "user_new_txns_batch_completed"
 
-#: Auth0 log event types that count as a login (seed 002, Listener step 1).
+#: Auth0 log event types that count as a login (the listener's first step, ``docs/item-lifecycle.md``).
 AUTH0_LOGIN_TYPES = ("gd_auth_succeed", "sepft", "sertft")
 
 #: TTL deletions are REMOVE records made by the DynamoDB service itself.

@@ -25,7 +25,7 @@ from chalicelib.pipeline.decisions import Drop
 
 
 class DropMessageError(ServiceError):
-    """The message must not be retried (seed rules: unroutable, item gone, ...)."""
+    """The message must not be retried (unroutable, item gone, ...: ``docs/pipeline.md``)."""
 
     def __init__(self, reason: str, **context: Any) -> None:
         super().__init__(reason)

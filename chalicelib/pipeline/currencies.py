@@ -1,7 +1,9 @@
 """ISO 4217 currency codes: the currencies the refiner can store as cents.
 
 Plaid reports ``iso_currency_code`` (null when only ``unofficial_currency_code``, e.g. a
-crypto asset, applies). Anything outside this list is an "unknown currency" (seed 002).
+crypto asset, applies). Anything outside this list is an "unknown currency": the refiner skips
+such an account with its transactions, and a transaction in one makes its record unconvertible
+(``docs/pipeline.md#refiner``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The feeder: DynamoDB stream records of both tables (seed 002, Feeder).
+"""The feeder: DynamoDB stream records of both tables (``docs/item-lifecycle.md``).
 
 * TTL expiry of a LAYER row (transactions table): revoke at Plaid every stub entry that
   never became an ITEM.

@@ -1,4 +1,4 @@
-"""The weekly institution sync (seed 000, 002: Saturday 00:00 UTC).
+"""The weekly institution sync (Saturday 00:00 UTC; ``docs/item-lifecycle.md``).
 
 Pages through Plaid's ``/institutions/get`` (500 per page, offsets until ``total``) and
 overwrites each institution's row with a full PutItem as soon as its page arrives.

@@ -1,4 +1,4 @@
-"""Webhook intake, ``POST /v1/plaid`` (seed 002): verify, then queue; mining happens later.
+"""Webhook intake, ``POST /v1/plaid``: verify, then queue; mining happens later (``docs/pipeline.md``).
 
 1. a body over :data:`MAX_BODY_BYTES`: 413, before anything reads it;
 2. no ``Plaid-Verification`` header: 401;

@@ -1,4 +1,4 @@
-"""ITEM, AUTH and LIABILITIES webhooks (seed 002's ITEM, AUTH and LIABILITIES tables).
+"""ITEM, AUTH and LIABILITIES webhooks (what each code does: ``docs/architecture.md#the-miners-rules``).
 
 Every step is idempotent, so a redelivered message repeats the route safely. A
 ``USER_PERMISSION_REVOKED`` is an item removal (:mod:`chalicelib.pipeline.removal`), which

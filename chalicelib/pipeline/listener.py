@@ -1,4 +1,4 @@
-"""The listener: a user's login asks for fresh transactions (seed 002, Listener).
+"""The listener: a user's login asks for fresh transactions (``docs/item-lifecycle.md``).
 
 Auth0 log events reach the listener queue through an EventBridge rule; each SQS message
 body is the EventBridge envelope ``{"id", "time", "detail": {"data": {"type", "user_id"}}}``.
@@ -139,7 +139,7 @@ def handle_sqs_event(
         message_id = str(record.get("messageId", ""))
         try:
             handle_message(str(record.get("body", "")), now or utcnow(), fx)
-        except Exception as exc:  # noqa: BLE001 - seed 002: logged, not retried
+        except Exception as exc:  # noqa: BLE001 - logged, never retried: the next login asks again
             logger.exception(
                 "listener could not handle a login; it is not retried",
                 extra={"message_id": message_id, "error": str(exc), "error_class": type(exc).__name__},

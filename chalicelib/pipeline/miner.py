@@ -1,4 +1,4 @@
-"""The miner: routes each webhook message (seed 002, Miner Routing and TRANSACTIONS).
+"""The miner: routes each webhook message (``docs/architecture.md#the-miners-rules``).
 
 1. Parse; an unknown ``webhook_type`` or ITEM code is dropped without retry.
 2. ``WEBHOOK_UPDATE_ACKNOWLEDGED``: done.
@@ -87,7 +87,7 @@ def route_webhook(message: WebhookMessage, now: datetime, fx: Effects | None = N
 
 
 def refresh_item(item: items.Item, fx: Effects) -> items.Item:
-    """Bring the ITEM row up to date with Plaid's view of the item (seed step 6)."""
+    """Bring the ITEM row up to date with Plaid's view of the item (the module's routing, step 6)."""
     try:
         response = fx.plaid.item_get(item.access_token)
     except PlaidItemNotFoundError as exc:

@@ -3,8 +3,8 @@
 A transactions response becomes ACCOUNT and BALANCE rows (one per account; accounts in an
 unknown currency are skipped, and their transactions with them: a crypto account's rows cannot
 be stored as cents) and TRANSACTION rows. Any other transaction that cannot be converted
-(null, bad date, unknown currency, bad amount) makes the whole record unconvertible
-(seed 002): :class:`UnconvertibleRecordError`, which the refiner logs and skips.
+(null, bad date, unknown currency, bad amount) makes the whole record unconvertible:
+:class:`UnconvertibleRecordError`, which the refiner logs and skips (retrying cannot fix Plaid's data).
 """
 
 from __future__ import annotations

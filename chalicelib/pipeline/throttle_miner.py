@@ -1,4 +1,4 @@
-"""The throttle-miner: takes the next page of a mine from the throttle queue (seed 002, Pagination).
+"""The throttle-miner: takes the next page of a mine from the throttle queue (``docs/architecture.md#the-miners-rules``).
 
 The throttle queue's 30-second delivery delay spaces the pages; each step repeats the
 miner's until the last page. A message is either a MineRequest (the next ``/transactions/get``

@@ -163,7 +163,7 @@ def test_qa_seed_writes_flagged_rows_with_a_30_day_ttl(api: Api, user_id: str) -
 def test_qa_seed_does_not_exist_when_disabled_and_never_in_prod(
     api: Api, user_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # GIVEN the seed disabled (as prod always has it)
+    # GIVEN the QA seed disabled (as prod always has it)
     from chalicelib.settings import reset_settings
 
     monkeypatch.setenv("ENABLE_QA_SEED", "false")

@@ -55,7 +55,7 @@ def test_plaid_session_maps_to_row() -> None:
     idv = identity_verification_from_plaid("u1", session)
     row = identity_verification_item(idv)
 
-    # THEN statuses come from the steps, created_at is normalised UTC, keys follow seed 000
+    # THEN statuses come from the steps, created_at is normalised UTC, keys follow the data model
     assert (idv.kyc_status, idv.watchlist_status, idv.template_id) == ("active", "waiting_for_prerequisite", "idvtmp_1")
     assert "documentary_verification" not in idv.steps
     assert (row["PK"], row["SK"]) == ("USERS#u1", "IDENTITY_VERIFICATION#idv_1")

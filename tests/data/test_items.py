@@ -70,7 +70,7 @@ def test_row_shape() -> None:
     # WHEN its row is built
     row = item_item(item, NOW)
 
-    # THEN keys and attributes follow seed 000; absent optionals are not stored
+    # THEN keys and attributes follow the data model; absent optionals are not stored
     assert (row["PK"], row["SK"], row["GSI1PK"], row["GSI1SK"]) == ("USERS#u1", "ITEMS#i1", "ITEMS#i1", "USERS#u1")
     assert row["type"] == "ITEM"
     assert row["item_status"] == "ACTIVE"

@@ -106,7 +106,7 @@ def test_rows_keys_and_types() -> None:
     # WHEN both rows are built
     current, history = liability_item(liability), liability_history_item(liability)
 
-    # THEN keys follow seed 000; type names the entity and liability_type the kind
+    # THEN keys follow the data model; type names the entity and liability_type the kind
     ts = "2025-05-02T08:00:00.000000Z"
     assert (current["PK"], current["SK"]) == ("LIABILITIES#u1", "ITEM#i1#ACCOUNT#a1")
     assert (current["GSI1PK"], current["GSI1SK"]) == ("LIABILITIES#a1", "USERS#u1")

@@ -68,7 +68,7 @@ def test_row_has_seed_keys_type_ttl_and_raw_payload() -> None:
     # WHEN its row is built
     row = webhook_info_item(info)
 
-    # THEN keys follow seed 000, ttl is 30 days after the webhook's timestamp, payload is the raw text
+    # THEN keys follow the data model, ttl is 30 days after the webhook's timestamp, payload is the raw text
     ts = "2025-03-01T12:00:00.123000Z"
     assert row["PK"] == "WEBHOOK_ITEM#item-1"
     assert row["SK"] == f"DATETIME#{ts}#TYPE#TRANSACTIONS#CODE#DEFAULT_UPDATE"

@@ -1,4 +1,4 @@
-"""POST /v1/plaid over HTTP: every status code seed 002's Webhook Intake names."""
+"""POST /v1/plaid over HTTP: every status code the intake answers (docs/pipeline.md)."""
 
 from __future__ import annotations
 

@@ -57,7 +57,7 @@ def rows(*pairs: tuple[str, datetime]) -> list[PastWebhook]:
 def test_decision_table(case: str, history: list[PastWebhook], created_at: datetime | None, expected: Action) -> None:
     # GIVEN an ACTIVE item's TRANSACTIONS history and creation time
     # WHEN the listener decides
-    # THEN it follows seed 002's table
+    # THEN it follows the documented table
     assert decide(history, created_at, NOW) is expected, case
 
 

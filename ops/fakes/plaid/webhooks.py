@@ -1,4 +1,4 @@
-"""Webhook payloads shaped like Plaid's (research/webhook_examples.json) and their delivery.
+"""Webhook payloads shaped like the ones Plaid documents for each type and code, and their delivery.
 
 Delivery POSTs the exact signed bytes with ``Plaid-Verification``, as Plaid does, and reports
 the receiver's answer instead of raising, so a test can assert a 401 as easily as a 200.

@@ -61,7 +61,7 @@ def outside_references(text: str) -> list[tuple[int, str]]:
 @pytest.mark.parametrize(
     ("line", "cites"),
     [
-        ("The behaviour follows " + "../" + "shared/seeds/README.md", True),
+        ("The behaviour follows " + "../" + "shared/" + "seeds/README.md", True),
         ("as " + "Seed 0" + "02 says", True),
         ("keys follow " + "seeds 0" + "00, 002", True),
         ("notes in shared/" + "research/plaid.md", True),

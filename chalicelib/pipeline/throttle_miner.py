@@ -1,4 +1,4 @@
-"""The throttle-miner: takes the next page of a mine from the throttle queue (``docs/architecture.md#the-miners-rules``).
+"""The throttle-miner: takes the next page of a mine from the throttle queue.
 
 The throttle queue's 30-second delivery delay spaces the pages; each step repeats the
 miner's until the last page. A message is either a MineRequest (the next ``/transactions/get``
@@ -7,7 +7,8 @@ offset) or a SyncRequest (the next page of a ``/transactions/sync`` loop,
 does a Plaid item error no retry can fix (the user must repair the item first): the rules are
 :func:`~chalicelib.pipeline.decisions.miner.screen_step` and
 :func:`~chalicelib.pipeline.decisions.miner.later_page_failure`; Plaid, the tables and the
-queues are reached through :class:`~chalicelib.pipeline.effects.Effects`.
+queues are reached through :class:`~chalicelib.pipeline.effects.Effects`. The rules as a table:
+``docs/architecture.md#the-miners-rules``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from chalicelib.infra.declaration import Infrastructure, declare
-from tests.infra.support import ROOT, SAMPLE_APP, run_package, settings_for_stage
+from tests.infra.support import ROOT, SAMPLE_APP, cfn_lint, run_package, settings_for_stage
 
 
 @pytest.fixture(scope="session")
@@ -37,6 +37,23 @@ def packaged_sample_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = run_package(out, "--stage", "dev", "--project-dir", str(project))
     assert result.returncode == 0, result.stdout + result.stderr
     return out / "sam.json"
+
+
+@pytest.fixture(scope="session")
+def resources_only_stack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``python -m ops.package OUT --resources-only --stage prod``: the resources as a stack of their own."""
+    out = tmp_path_factory.mktemp("resources-only")
+    result = run_package(out, "--resources-only", "--stage", "prod")
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out / "resources.json"
+
+
+@pytest.fixture(scope="session")
+def lint_findings(
+    packaged_real_app: Path, packaged_sample_app: Path, resources_only_stack: Path
+) -> dict[Path, list[str]]:
+    """cfn-lint's findings for the three rendered templates, linted in one run."""
+    return cfn_lint(packaged_real_app, packaged_sample_app, resources_only_stack)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from chalice import Chalice
 from chalicelib.infra import cloudformation as cfn
 from chalicelib.infra.declaration import CONSUMER_TIMEOUTS, VISIBILITY_TO_TIMEOUT_RATIO, SqsSource, declare
 from tests.infra import sample_app
-from tests.infra.support import cfn_lint, load_template, run_package
+from tests.infra.support import load_template
 
 pytestmark = pytest.mark.slow
 
@@ -85,11 +85,6 @@ def assert_roles_use_only_the_service_policy(template: dict[str, Any]) -> None:
         assert role["Properties"]["Policies"] == [], logical_id
 
 
-def assert_lints_clean(sam: Path) -> None:
-    result = cfn_lint(sam)
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 # --- the real app ---------------------------------------------------------------------
 
 
@@ -117,8 +112,8 @@ def test_real_package_carries_no_secret_into_a_function(packaged_real_app: Path)
         assert not set(variables) & {*secret_parameters("prod"), "PLAID_SECRET", "PLAID_CLIENT_ID"}
 
 
-def test_real_package_passes_cfn_lint(packaged_real_app: Path) -> None:
-    assert_lints_clean(packaged_real_app)
+def test_real_package_passes_cfn_lint(packaged_real_app: Path, lint_findings: dict[Path, list[str]]) -> None:
+    assert lint_findings[packaged_real_app] == []
 
 
 def test_real_bundle_holds_the_app_and_its_layer_the_dependencies(packaged_real_app: Path) -> None:
@@ -147,8 +142,8 @@ def test_sample_package_completes_every_declared_consumer(packaged_sample_app: P
     assert_roles_use_only_the_service_policy(template)
 
 
-def test_sample_package_passes_cfn_lint(packaged_sample_app: Path) -> None:
-    assert_lints_clean(packaged_sample_app)
+def test_sample_package_passes_cfn_lint(packaged_sample_app: Path, lint_findings: dict[Path, list[str]]) -> None:
+    assert lint_findings[packaged_sample_app] == []
 
 
 def test_package_refuses_a_stale_policy_file(tmp_path: Path, packaged_sample_app: Path) -> None:
@@ -167,15 +162,15 @@ def test_package_refuses_a_stale_policy_file(tmp_path: Path, packaged_sample_app
         policy.write_text(original)
 
 
-def test_resources_only_stack_for_chalice_deploy_passes_cfn_lint(tmp_path: Path) -> None:
+def test_resources_only_stack_for_chalice_deploy_passes_cfn_lint(
+    resources_only_stack: Path, lint_findings: dict[Path, list[str]]
+) -> None:
     # WHEN the resources are rendered as a stack of their own (the `chalice deploy` path)
-    result = run_package(tmp_path, "--resources-only", "--stage", "prod")
-    assert result.returncode == 0, result.stderr
-    stack = tmp_path / "resources.json"
+    stack = resources_only_stack
     template = load_template(stack)
     # THEN it holds the prod resources and the stream ARNs to export, and lints clean
     names = {r["Properties"].get("TableName") for r in template["Resources"].values()}
     assert "prod-txn-transactions" in names
     assert set(template["Outputs"]) >= {"TransactionsTableStreamArn", "PlaidTableStreamArn", "WebhooksQueueDlqUrl"}
     assert "Transform" not in template
-    assert_lints_clean(stack)
+    assert lint_findings[stack] == []

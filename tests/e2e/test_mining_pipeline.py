@@ -9,6 +9,7 @@ import boto3
 import pytest
 
 from chalicelib.data import accounts, keys, tables, transactions, webhook_info
+from chalicelib.data.batch import batch_get
 from chalicelib.data.ttl import transaction_ttl
 from chalicelib.settings import get_settings
 from ops.demo import refined_rows
@@ -64,10 +65,12 @@ def test_a_signed_webhook_is_mined_and_refined_into_rows(
     assert stats["mine_webhooks"].records == 1
     assert stats["mine_throttled"].records == 2
     assert sum(s.failures for s in stats.values()) == 0
-    # AND every transaction is stored with its keys and TTL
+    # AND every transaction is stored with its keys and TTL (read 100 at a time)
     now = datetime.now(UTC)
+    wanted = [keys.transaction_key(t["transaction_id"]) for t in expected]
+    stored = {row["PK"]: row for row in batch_get(tables.transactions().name, wanted, consistent=True)}
     for txn in expected:
-        row = tables.transactions().get_item(Key=keys.transaction_key(txn["transaction_id"]))["Item"]
+        row = stored[keys.transaction_key(txn["transaction_id"])["PK"]]
         assert row["user_id"] == user_id
         assert row["GSI3PK"] == f"ACCOUNTS#{user_id}#ACCOUNT#{txn['account_id']}"
         assert row["GSI1SK"] == f"DATE#{txn['date']}#TXN#{txn['transaction_id']}"

@@ -11,6 +11,9 @@ Two more modes serve the ``chalice deploy`` path:
   resources as a stack of their own (no functions, no download);
 * ``python -m ops.package --write-policies`` regenerates ``.chalice/policy-<stage>.json``,
   the role policy ``chalice deploy`` reads (packaging refuses to run while it is stale).
+
+The dependency layer Chalice builds for a ``requirements.txt`` is kept across clones
+(:mod:`ops.layer_cache`), so a fresh clone does not download and build it again.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from ops import layer_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 MERGE_TEMPLATE = "merge-template.json"
@@ -175,12 +180,14 @@ def package(out: Path, stage: str, project_dir: Path = ROOT) -> Path:
     merge = write_merge_template(out, stage, project_dir)
     command = [chalice_executable(), "--project-dir", str(project_dir), "package", "--stage", stage]
     command += ["--merge-template", str(merge), str(out)]
+    layer_cache.restore(project_dir)
     with stage_environment(stage, project_dir) as env:
         # Chalice imports app.py too, and insists on a region (the template says ${AWS::Region}).
         result = subprocess.run(command, env={"AWS_DEFAULT_REGION": "us-east-1", **env}, check=False)
     sam = out / "sam.json"
     if result.returncode != 0:
         raise PackageError(f"chalice package exited with {result.returncode}")
+    layer_cache.keep(project_dir)  # only a layer from a run that succeeded
     if not sam.exists():
         raise PackageError(f"chalice package wrote no {sam}")
     return sam

@@ -1,0 +1,85 @@
+"""The Lambda layer cache: a fresh clone reuses the layer built for the same requirements.txt."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ops import layer_cache
+
+
+def project(root: Path, requirements: str) -> Path:
+    root.mkdir(parents=True)
+    (root / "requirements.txt").write_text(requirements)
+    return root
+
+
+def layer_zip(content: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("python/lib/python3.11/site-packages/plaid/__init__.py", content)
+    return buffer.getvalue()
+
+
+def built_layer(project_dir: Path, content: bytes = b"zip") -> Path:
+    """What ``chalice package`` leaves behind: the layer named by the requirements' md5."""
+    digest = hashlib.md5((project_dir / "requirements.txt").read_bytes(), usedforsecurity=False).hexdigest()
+    path = project_dir / ".chalice" / "deployments" / f"managed-layer-{digest}-python3.11.zip"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(layer_zip(content))
+    return path
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(layer_cache.CACHE_ENV, str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_a_fresh_clone_gets_the_layer_built_for_the_same_requirements(tmp_path: Path, cache: Path) -> None:
+    # GIVEN a clone that built its layer, and kept it
+    first = project(tmp_path / "first", "plaid-python==46.0.0\n")
+    layer = built_layer(first, b"the layer")
+    assert layer_cache.keep(first) == [cache / layer.name]
+    # WHEN a fresh clone of the same requirements restores
+    fresh = project(tmp_path / "fresh", "plaid-python==46.0.0\n")
+    restored = layer_cache.restore(fresh)
+    # THEN Chalice finds the same layer where it looks, and a second restore changes nothing
+    assert [p.relative_to(fresh) for p in restored] == [layer.relative_to(first)]
+    assert restored[0].read_bytes() == layer_zip(b"the layer")
+    assert layer_cache.restore(fresh) == []
+
+
+def test_other_requirements_get_nothing(tmp_path: Path, cache: Path) -> None:
+    old = project(tmp_path / "old", "a==1\n")
+    built_layer(old)
+    assert layer_cache.keep(old)
+    assert layer_cache.restore(project(tmp_path / "new", "a==2\n")) == []
+
+
+def test_a_vendor_folder_or_off_disables_the_cache(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vendored = project(tmp_path / "vendored", "a==1\n")
+    built_layer(vendored)
+    (vendored / "vendor").mkdir()
+    assert layer_cache.keep(vendored) == []
+    monkeypatch.setenv(layer_cache.CACHE_ENV, "off")
+    plain = project(tmp_path / "plain", "a==1\n")
+    built_layer(plain)
+    assert layer_cache.keep(plain) == []
+    assert not cache.exists()
+
+
+def test_a_layer_cut_short_is_never_kept(tmp_path: Path, cache: Path) -> None:
+    # GIVEN a build interrupted while Chalice wrote its zip in place (no central directory yet)
+    cut = project(tmp_path / "cut", "a==1\n")
+    layer = built_layer(cut)
+    layer.write_bytes(layer.read_bytes()[:-30])
+    # WHEN kept THEN nothing reaches the cache, so no later clone restores it
+    assert layer_cache.keep(cut) == []
+    assert layer_cache.restore(project(tmp_path / "next", "a==1\n")) == []

@@ -13,14 +13,7 @@ table of a few thousand rows took seconds). Here a transaction backs up only the
 touches (and the table's stream length) and restores exactly those if it is cancelled,
 which is the same all-or-nothing outcome at the cost of the transaction's own items.
 
-Two of moto's DynamoDB costs grow with item size, and they were most of the local stack's
-CPU in the test suite; this entry point removes both without changing any answer
-(``tests/unit/test_moto_server.py`` compares each with moto's own):
-
-* responses write each attribute value as it is stored (moto keeps items in the wire form)
-  instead of walking the value's model shape, which visits ten members per value;
-* a new item's 400 KB limit is checked once on its total size instead of re-adding the
-  sizes of every earlier attribute as each one is set (quadratic in the attribute count).
+It also serves DynamoDB without the moto costs that grow with the data (:mod:`ops.moto_fast`).
 """
 
 from __future__ import annotations
@@ -34,14 +27,13 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from moto.core import serialize
 from moto.dynamodb import models as dynamodb_models
-from moto.dynamodb.exceptions import ItemSizeTooLarge
-from moto.dynamodb.models import DynamoDBBackend, dynamo_type
+from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.table import Table
-from moto.dynamodb.models.utilities import bytesize
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from werkzeug.serving import run_simple
+
+from ops import moto_fast
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -121,91 +113,6 @@ def _restore(table: Table, hash_key: Any, range_key: Any, item: Any) -> None:
         table.items[hash_key] = item
 
 
-_STRINGS = frozenset({"S", "N"})
-_STRING_SETS = frozenset({"SS", "NS"})
-_AS_IS = frozenset({"NULL", "BOOL"})
-
-
-class ItemsAsIsSerializer(serialize.JSONSerializer):
-    """moto's JSON serializer, with each ``AttributeValue`` copied in its wire form.
-
-    Anything it does not recognise (not a dict, an unknown type key) goes the generic way.
-    """
-
-    def _serialize_type_structure(self, serialized: Any, value: Any, shape: Any, key: str) -> None:
-        if key and shape.name == "AttributeValue" and isinstance(value, dict):
-            wire = self._attribute_value(value)
-            if wire is not None:
-                serialized[self.get_serialized_name(shape, key)] = wire
-                return
-        super()._serialize_type_structure(serialized, value, shape, key)
-
-    def _attribute_value(self, value: dict[str, Any]) -> dict[str, Any] | None:
-        wire: dict[str, Any] = {}
-        for kind, payload in value.items():
-            if payload is None:
-                continue
-            if kind in _STRINGS:
-                wire[kind] = _string(payload)
-            elif kind in _AS_IS:
-                wire[kind] = payload
-            elif kind == "B":
-                wire[kind] = self._base64(payload)
-            elif kind in _STRING_SETS:
-                wire[kind] = [_string(p) for p in payload]
-            elif kind == "BS":
-                wire[kind] = [self._base64(p) for p in payload]
-            elif kind == "M" and isinstance(payload, dict):
-                members = self._attribute_values(list(payload.values()))
-                if members is None:
-                    return None
-                wire[kind] = dict(zip(payload, members, strict=True))
-            elif kind == "L" and isinstance(payload, list):
-                elements = self._attribute_values(payload)
-                if elements is None:
-                    return None
-                wire[kind] = elements
-            else:
-                return None
-        return wire
-
-    def _attribute_values(self, values: list[Any]) -> list[dict[str, Any]] | None:
-        wires = [self._attribute_value(v) if isinstance(v, dict) else None for v in values]
-        return None if any(w is None for w in wires) else wires  # type: ignore[return-value]
-
-
-def _string(value: Any) -> Any:
-    """What moto's string serializer writes (it leaves None, {} and [] alone)."""
-    return str(value) if value not in (None, {}, []) else value
-
-
-#: moto's limit on an item's size (between the documented 400 KB and what AWS really accepts).
-ITEM_SIZE_LIMIT = 405_000
-
-
-def new_item(self: dynamo_type.Item, hash_key: Any, range_key: Any, attrs: dict[str, Any]) -> None:
-    """``Item.__init__`` with the size limit checked once, on the total.
-
-    moto checks, as each attribute is set, that the attributes so far plus the new one stay
-    within the limit; sizes are never negative, so that holds at every step exactly when it
-    holds for the whole item, and the same items are refused with the same error.
-    """
-    self.hash_key = hash_key
-    self.range_key = range_key
-    values = {key: dynamo_type.DynamoType(value) for key, value in attrs.items()}
-    if sum(bytesize(key) + value.size() for key, value in values.items()) > ITEM_SIZE_LIMIT:
-        raise ItemSizeTooLarge
-    self.attrs = dynamo_type.LimitedSizeDict()
-    dict.update(self.attrs, values)  # later updates still go through the per-attribute check
-
-
-def use_fast_dynamodb() -> None:
-    """Serve DynamoDB and DynamoDB Streams with :class:`ItemsAsIsSerializer` and :func:`new_item`."""
-    for service in ("dynamodb", "dynamodbstreams"):
-        serialize.SERVICE_SPECIFIC_SERIALIZERS.setdefault(service, {})["json"] = ItemsAsIsSerializer
-    dynamo_type.Item.__init__ = new_item  # type: ignore[method-assign]
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("-H", "--host", default="127.0.0.1")
@@ -214,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("MOTO_PORT", str(args.port))  # moto builds queue URLs and ARNs from it
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     back_up_transactions_by_item()
-    use_fast_dynamodb()
+    moto_fast.install()
     dispatcher = DomainDispatcherApplication(create_backend_app)
     run_simple(
         args.host,

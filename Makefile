@@ -17,8 +17,10 @@ $(STAMP): requirements.txt requirements-dev.txt
 run: $(STAMP)
 	$(BIN)/python -m ops.run $(ARGS)
 
+# Two workers (pytest-xdist), each with its own moto server; tests that package the repository
+# share one worker (their xdist_group), so Chalice builds its layer once.
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 # Opt-in: the integration tests against a running LocalStack (LOCALSTACK_HOST, default localhost:4566).
 test-localstack: $(STAMP)

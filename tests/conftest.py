@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,34 @@ ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["tests.stack"]
 
 
+@pytest.hookimpl(trylast=True)  # after every conftest has marked its items
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Node ids that xdist can schedule by: one per test, and the ``xdist_group`` in it.
+
+    ``make test`` runs two xdist workers with ``--dist loadgroup``, which keys its work by node
+    id and sends tests whose id ends in ``@group`` to one worker. Two things defeat it here:
+    schemathesis names each API operation's test but leaves them one id (xdist would run one
+    of the 35), and xdist 3.8 writes the group into ``item._nodeid``, which pytest 9.2 no
+    longer reads (its ids live in ``item._id``). Both are set right here; a repeated id is an
+    error rather than tests silently not run.
+    """
+    counts = Counter(item.nodeid for item in items)
+    for item in items:
+        nodeid = item.nodeid
+        if counts[nodeid] > 1 and item.name != nodeid.rpartition("::")[2]:
+            nodeid = f"{nodeid.rpartition('::')[0]}::{item.name}"
+        groups = sorted(
+            {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+        )
+        if groups and getattr(config.option, "loadgroup", False) and "@" not in nodeid:
+            nodeid = f"{nodeid}@{'_'.join(groups)}"
+        if nodeid != item.nodeid:
+            item._id = type(item._id).parse(nodeid)
+    repeated = [nodeid for nodeid, n in Counter(item.nodeid for item in items).items() if n > 1]
+    if repeated:
+        raise pytest.UsageError(f"tests sharing a node id would run once under xdist: {repeated}")
+
+
 @pytest.fixture(scope="session")
 def aws_endpoint() -> Iterator[str]:
     """The session's own local AWS (or the opted-in LocalStack) with every declared resource."""
@@ -59,7 +88,7 @@ def aws_endpoint() -> Iterator[str]:
     from chalicelib.infra.bootstrap import bootstrap
     from chalicelib.settings import reset_settings
 
-    log = ROOT / ".pytest_cache" / "moto.log"
+    log = ROOT / ".pytest_cache" / f"moto-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.log"  # one per worker
     log.parent.mkdir(exist_ok=True)
     with local_aws(log_path=log, own=not USE_LOCALSTACK):
         reset_settings()

@@ -11,6 +11,17 @@ import pytest
 from chalicelib.infra.declaration import Infrastructure, declare
 from tests.infra.support import ROOT, SAMPLE_APP, cfn_lint, run_package, settings_for_stage
 
+#: Fixtures that run ``chalice package``; the real app's write the repository's ``.chalice/deployments``.
+PACKAGE_BUILDS = frozenset({"packaged_real_app", "packaged_sample_app", "resources_only_stack", "lint_findings"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before the root conftest turns the marks into node ids
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that package run on one xdist worker: each package built once, no race on the layer."""
+    for item in items:
+        if PACKAGE_BUILDS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("chalice-package"))
+
 
 @pytest.fixture(scope="session")
 def packaged_real_app(tmp_path_factory: pytest.TempPathFactory) -> Path:

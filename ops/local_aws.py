@@ -96,13 +96,19 @@ def endpoint_address(endpoint: str | None = None) -> tuple[str, int]:
 
 @contextmanager
 def local_aws(
-    host: str | None = None, port: int | None = None, log_path: Path | None = None, *, own: bool = False
+    host: str | None = None,
+    port: int | None = None,
+    log_path: Path | None = None,
+    *,
+    own: bool = False,
+    quiet: bool = False,
 ) -> Iterator[bool]:
     """Ensure a local AWS listens on ``host:port``; yield whether this call started it.
 
     Defaults to the address in ``AWS_ENDPOINT_URL`` (127.0.0.1:4566 when unset). With
     ``own=True`` a server already listening there is an error, never reused: the caller
-    (the test session) must not touch state it did not create.
+    (the test session) must not touch state it did not create. ``quiet`` logs the server's
+    errors only, not a line per request.
     """
     default_host, default_port = endpoint_address()
     host, port = host or default_host, port or default_port
@@ -114,7 +120,7 @@ def local_aws(
         return
     log = log_path.open("ab") if log_path else subprocess.DEVNULL
     process = subprocess.Popen(
-        [sys.executable, "-m", "ops.moto_server", "-H", host, "-p", str(port)],
+        [sys.executable, "-m", "ops.moto_server", "-H", host, "-p", str(port), *(["--quiet"] if quiet else [])],
         stdout=log,
         stderr=subprocess.STDOUT,
     )

@@ -113,10 +113,19 @@ def _restore(table: Table, hash_key: Any, range_key: Any, item: Any) -> None:
         table.items[hash_key] = item
 
 
+class QuietRequestHandler(MotoRequestHandler):
+    """moto's request handler without a log line per request (errors are still logged):
+    a test session makes hundreds of thousands of requests, and the lines cost CPU."""
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("-H", "--host", default="127.0.0.1")
     parser.add_argument("-p", "--port", type=int, default=4566)
+    parser.add_argument("--quiet", action="store_true", help="log errors only, not a line per request")
     args = parser.parse_args(argv)
     os.environ.setdefault("MOTO_PORT", str(args.port))  # moto builds queue URLs and ARNs from it
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -128,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
         args.port,
         serialize_dynamodb(dispatcher),
         threaded=True,
-        request_handler=MotoRequestHandler,
+        request_handler=QuietRequestHandler if args.quiet else MotoRequestHandler,
     )
 
 

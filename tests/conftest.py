@@ -90,7 +90,7 @@ def aws_endpoint() -> Iterator[str]:
 
     log = ROOT / ".pytest_cache" / f"moto-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.log"  # one per worker
     log.parent.mkdir(exist_ok=True)
-    with local_aws(log_path=log, own=not USE_LOCALSTACK):
+    with local_aws(log_path=log, own=not USE_LOCALSTACK, quiet=True):
         reset_settings()
         reset_clients()
         bootstrap()

@@ -95,7 +95,10 @@ def events() -> EventBridgeClient:
 
 
 def reset_clients() -> None:
-    """Drop cached clients so the next call re-reads settings (tests, endpoint changes)."""
+    """Drop cached clients so the next call re-reads settings (tests, endpoint changes).
+
+    The session stays: it holds no setting (every client gets its endpoint, region and config
+    from settings when built), and a new one would read every service model from disk again.
+    """
     client.cache_clear()
     _dynamodb.cache_clear()
-    _session.cache_clear()

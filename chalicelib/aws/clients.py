@@ -79,7 +79,13 @@ def _dynamodb(region: str) -> DynamoDBServiceResource:
 
 def table(name: str, region: str | None = None) -> Table:
     """A handle on the DynamoDB table ``name`` in ``region`` (default: the deploy region; no network call)."""
-    return dynamodb(region).Table(name)
+    return _table(name, region or get_settings().region)
+
+
+@cache
+def _table(name: str, region: str) -> Table:
+    # boto3 builds a new resource class for every Table() call: one handle per table instead.
+    return _dynamodb(region).Table(name)
 
 
 def sqs() -> SQSClient:
@@ -102,3 +108,4 @@ def reset_clients() -> None:
     """
     client.cache_clear()
     _dynamodb.cache_clear()
+    _table.cache_clear()

@@ -58,7 +58,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Node ids that xdist can schedule by: one per test, and the ``xdist_group`` in it.
 
     ``make test`` runs two xdist workers with ``--dist loadgroup``, which keys its work by node
-    id and sends tests whose id ends in ``@group`` to one worker. Two things defeat it here:
+    id and sends tests whose id ends in ``@group`` to one worker (an ``xdist_group`` mark's, or
+    the module's when the test uses a module-scoped fixture). Two things defeat it here:
     schemathesis names each API operation's test but leaves them one id (xdist would run one
     of the 35), and xdist 3.8 writes the group into ``item._nodeid``, which pytest 9.2 no
     longer reads (its ids live in ``item._id``). Both are set right here; a repeated id is an
@@ -71,7 +72,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             nodeid = f"{nodeid.rpartition('::')[0]}::{item.name}"
         groups = sorted(
             {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
-        )
+        ) or _module_fixture_group(item)
         if groups and getattr(config.option, "loadgroup", False) and "@" not in nodeid:
             nodeid = f"{nodeid}@{'_'.join(groups)}"
         if nodeid != item.nodeid:
@@ -79,6 +80,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     repeated = [nodeid for nodeid, n in Counter(item.nodeid for item in items).items() if n > 1]
     if repeated:
         raise pytest.UsageError(f"tests sharing a node id would run once under xdist: {repeated}")
+
+
+def _module_fixture_group(item: pytest.Item) -> list[str]:
+    """The module's path as a group when the test uses a module-scoped fixture: a module's
+    tests split over two workers would build it twice (a sample scored, a pipeline run)."""
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    if any(defs and defs[-1].scope == "module" for defs in definitions.values()):
+        return [item.nodeid.partition("::")[0]]
+    return []
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,10 @@ with item size or with everything the session has stored. :func:`install` (calle
 * a Query of the table reads its partition, not the whole table; a Query of an index reads
   the items its hash key matches, unsorted (moto sorts what it keeps anyway);
 * the list of moto's services, which decides each request's backend, is read from disk
-  once instead of once per request.
+  once instead of once per request;
+* an UpdateExpression is parsed once per distinct text (every validation works on its own
+  deep copy of the tree, so the parsed tree is never changed), and each validator of the
+  tree looks up its node types once instead of rebuilding them at every node it visits.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any
 
 from moto import backends
@@ -30,6 +34,8 @@ from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import dynamo_type
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.models.utilities import bytesize
+from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser  # type: ignore[attr-defined]
+from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
 
 _STRINGS = frozenset({"S", "N"})
 _STRING_SETS = frozenset({"SS", "NS"})
@@ -198,6 +204,38 @@ def cached_module_list(modules: Callable[[], Any]) -> Callable[[], tuple[str, ..
     return lambda: listed
 
 
+MOTO_MAKE = UpdateExpressionParser.make
+
+
+@lru_cache(maxsize=4096)
+def parsed_update_expression(expression: str) -> Any:
+    """``UpdateExpressionParser.make``, once per text: its tree is only read (moto's Validator
+    deep-copies it before changing anything; ``tests/unit/test_moto_fast.py`` checks)."""
+    return MOTO_MAKE(expression)
+
+
+def processing(traverser: DepthFirstTraverser) -> tuple[tuple[tuple[type, Any], ...], tuple[type, ...]]:
+    """A traverser's ``_processing_map()`` (a constant per instance), built once."""
+    cached = traverser.__dict__.get("_moto_fast_processing")
+    if cached is None:
+        mapping = traverser._processing_map()
+        cached = traverser.__dict__["_moto_fast_processing"] = (tuple(mapping.items()), tuple(mapping))
+    return cached  # type: ignore[no-any-return]
+
+
+def nodes_to_be_processed(self: DepthFirstTraverser) -> tuple[type, ...]:
+    """``DepthFirstTraverser.nodes_to_be_processed`` from the map built once."""
+    return processing(self)[1]
+
+
+def process(self: DepthFirstTraverser, node: Any) -> Any:
+    """``DepthFirstTraverser.process`` from the map built once: the first class that matches."""
+    for node_class, processor in processing(self)[0]:
+        if isinstance(node, node_class):
+            return processor(node)
+    return None
+
+
 def install() -> None:
     """Put every shortcut of this module in place of moto's code (in the server process only)."""
     for service in ("dynamodb", "dynamodbstreams"):
@@ -206,3 +244,6 @@ def install() -> None:
     Table.all_items = all_items  # type: ignore[method-assign]
     Table.query = query  # type: ignore[method-assign]
     backends.list_of_moto_modules = cached_module_list(backends.list_of_moto_modules)
+    UpdateExpressionParser.make = staticmethod(parsed_update_expression)
+    DepthFirstTraverser.nodes_to_be_processed = nodes_to_be_processed
+    DepthFirstTraverser.process = process

@@ -20,17 +20,24 @@ from moto.backends import list_of_moto_modules
 from moto.core.serialize import JSONSerializer, XFormedAttributePicker
 from moto.core.utils import get_service_model
 from moto.dynamodb.exceptions import ItemSizeTooLarge
+from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
+from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser
+from moto.dynamodb.parsing.expressions import UpdateExpressionParser
 from moto.dynamodb.responses import DynamoResult
 
 from ops.moto_fast import (
     ITEM_SIZE_LIMIT,
+    MOTO_MAKE,
     MOTO_QUERY,
     ItemsAsIsSerializer,
     all_items,
     cached_module_list,
     new_item,
+    nodes_to_be_processed,
+    parsed_update_expression,
+    process,
     query,
 )
 
@@ -297,3 +304,91 @@ def test_a_table_without_a_sort_key_is_queried_as_moto_does() -> None:
 
 def test_the_service_list_is_moto_s() -> None:
     assert cached_module_list(list_of_moto_modules)() == tuple(list_of_moto_modules())
+
+
+# --- update expressions: parsed once per text, validated by traversers that look up once ------
+
+
+def tree(node: Any) -> Any:
+    """A parsed expression as plain data: every node's type, value and children."""
+    children = getattr(node, "children", None)
+    return (type(node).__name__, getattr(node, "value", None), [tree(c) for c in children or []])
+
+
+SUMMARY_UPDATE = (
+    "SET #type = :type, updated_at = :now REMOVE total_amount_string "
+    "ADD total_amount :total, txn_count :count, added_txn_ids :ids DELETE removed_txn_ids :ids"
+)
+UPDATE_VALUES = {
+    ":type": {"S": "SUMMARY"},
+    ":now": {"S": "2026-12-01T00:00:00Z"},
+    ":total": {"N": "-1250"},
+    ":count": {"N": "1"},
+    ":ids": {"SS": ["t1", "t2"]},
+}
+
+
+def updated(expression: str, values: dict[str, Any], *, fast: bool) -> Any:
+    """The item (or the error) an UpdateItem leaves on a fresh table, with or without the shortcuts."""
+    backend = DynamoDBBackend("us-east-1", "123456789012")
+    backend.create_table(
+        "t",
+        schema=[{"AttributeName": "PK", "KeyType": "HASH"}],
+        attr=[{"AttributeName": "PK", "AttributeType": "S"}],
+        throughput=None,
+        billing_mode="PAY_PER_REQUEST",
+        indexes=[],
+        global_indexes=[],
+        streams=None,
+        sse_specification=None,
+        tags=[],
+        deletion_protection_enabled=False,
+        warm_throughput=None,
+    )
+    backend.put_item("t", {"PK": {"S": "p"}, "removed_txn_ids": {"SS": ["t1", "t9"]}, "total_amount": {"N": "5"}})
+    patches = (
+        (UpdateExpressionParser, "make", staticmethod(parsed_update_expression)),
+        (DepthFirstTraverser, "nodes_to_be_processed", nodes_to_be_processed),
+        (DepthFirstTraverser, "process", process),
+    )
+    saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
+    try:
+        if fast:
+            for owner, name, replacement in patches:
+                setattr(owner, name, replacement)
+        kwargs = {"expression_attribute_names": {"#type": "type"}, "expression_attribute_values": values}
+        item = backend.update_item(
+            "t", {"PK": {"S": "p"}}, update_expression=expression, attribute_updates=None, **kwargs
+        )
+        return item.to_json()
+    except Exception as error:  # noqa: BLE001 - the error is the answer to compare
+        return (type(error).__name__, str(error))
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+
+
+UPDATES = {
+    "a summary's update": (SUMMARY_UPDATE, UPDATE_VALUES),
+    "a key is refused": ("SET PK = :type", UPDATE_VALUES),
+    "overlapping paths are refused": ("SET a = :type, a = :now", UPDATE_VALUES),
+    "a missing value is refused": ("SET a = :nothing", UPDATE_VALUES),
+    "adding a number to a string set is refused": ("ADD removed_txn_ids :count", UPDATE_VALUES),
+}
+
+
+@pytest.mark.parametrize(("expression", "values"), UPDATES.values(), ids=UPDATES.keys())
+def test_an_update_answers_as_moto_does(expression: str, values: dict[str, Any]) -> None:
+    assert updated(expression, values, fast=True) == updated(expression, values, fast=False)
+
+
+def test_a_parsed_update_expression_is_reused_and_never_changed_by_an_update() -> None:
+    # GIVEN an expression parsed through the cache
+    parsed = parsed_update_expression(SUMMARY_UPDATE)
+    before = tree(parsed)
+    # WHEN items are updated with it, both ways
+    assert isinstance(updated(SUMMARY_UPDATE, UPDATE_VALUES, fast=True), dict)
+    assert isinstance(updated(SUMMARY_UPDATE, UPDATE_VALUES, fast=False), dict)
+    # THEN the same tree is handed out again, as it was parsed
+    assert parsed_update_expression(SUMMARY_UPDATE) is parsed
+    assert tree(parsed) == before == tree(MOTO_MAKE(SUMMARY_UPDATE))

@@ -170,13 +170,20 @@ def service_logs() -> Iterator[list[logging.LogRecord]]:
 
 
 def empty_queue(name: str) -> int:
-    """Delete every visible message of a queue (PurgeQueue allows one call a minute)."""
-    sqs = boto3.client("sqs")
-    url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+    """Delete every visible message of a queue (PurgeQueue allows one call a minute).
+
+    Called around most pipeline tests: it uses the process's cached client and queue URL and
+    deletes ten messages a request.
+    """
+    from chalicelib.aws.clients import sqs as sqs_client
+    from chalicelib.aws.messaging import queue_url
+
+    sqs, url = sqs_client(), queue_url(name)
     deleted = 0
     while messages := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
-        for message in messages:
-            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        entries = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(messages)]
+        failed = sqs.delete_message_batch(QueueUrl=url, Entries=entries).get("Failed", [])
+        assert not failed, failed
         deleted += len(messages)
     return deleted
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
+import uuid
 import zipfile
 from pathlib import Path
 
@@ -57,10 +57,9 @@ def _copy_missing(pattern: str, source: Path, target: Path) -> list[Path]:
         if destination.exists() or not zipfile.is_zipfile(path):
             continue
         target.mkdir(parents=True, exist_ok=True)
-        handle, partial = tempfile.mkstemp(dir=target, prefix=".partial-")
-        os.close(handle)
+        partial = target / f".partial-{os.getpid()}-{uuid.uuid4().hex}"  # the umask's mode, unlike mkstemp's 0600
         shutil.copyfile(path, partial)
-        Path(partial).replace(destination)
+        partial.replace(destination)
         copied.append(destination)
     return copied
 

@@ -51,6 +51,10 @@ def test_a_fresh_clone_gets_the_layer_built_for_the_same_requirements(tmp_path: 
     # THEN Chalice finds the same layer where it looks, and a second restore changes nothing
     assert [p.relative_to(fresh) for p in restored] == [layer.relative_to(first)]
     assert restored[0].read_bytes() == layer_zip(b"the layer")
+    # AND with the mode any new file gets there (not a private temporary file's)
+    plain = fresh / ".chalice" / "deployments" / "plain"
+    plain.write_bytes(b"")
+    assert restored[0].stat().st_mode == plain.stat().st_mode
     assert layer_cache.restore(fresh) == []
 
 

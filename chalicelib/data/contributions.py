@@ -29,6 +29,21 @@ if TYPE_CHECKING:  # transactions.py writes through this module's callers
 
 #: The TRANSACTION row attribute holding the recorded contribution.
 ATTRIBUTE = "summary_contribution"
+#: The stored attributes a row's contribution is derived from (through the transaction they
+#: decode to): a write that moves summaries holds while all of them are as read.
+SOURCE_ATTRIBUTES = (
+    "user_id",
+    "acct_id",
+    "txn_date",
+    "txn_amount",
+    "txn_amount_string",
+    "txn_pending",
+    "txn_removed",
+    "txn_category_id",
+    "GSI1PK",
+    "GSI1SK",
+    "GSI3PK",
+)
 
 
 @dataclass(frozen=True)

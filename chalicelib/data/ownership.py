@@ -24,18 +24,7 @@ MISMATCH_METRIC = "txn.owner.mismatch"
 _PROJECTION = ("PK", "txn_id", "user_id", "item_id", "acct_id")
 #: What else a transaction row's write needs of the stored row: what it contributes to the
 #: summaries and what it records it contributes (:mod:`chalicelib.data.contributions`).
-_CONTENT = (
-    "txn_date",
-    "txn_amount",
-    "txn_amount_string",
-    "txn_pending",
-    "txn_removed",
-    "txn_category_id",
-    "GSI1PK",
-    "GSI1SK",
-    "GSI3PK",
-    contributions.ATTRIBUTE,
-)
+_CONTENT = (*(a for a in contributions.SOURCE_ATTRIBUTES if a not in _PROJECTION), contributions.ATTRIBUTE)
 
 
 @dataclass(frozen=True)

@@ -483,23 +483,6 @@ def user_transaction_rows(user_id: str) -> list[dict[str, Any]]:
     )
 
 
-#: What a row's contribution is derived from (:func:`from_item`): a record is rewritten only
-#: while all of them are as read, so it always matches the content it was derived from.
-_CONTENT_ATTRIBUTES = (
-    "user_id",
-    "acct_id",
-    "txn_date",
-    "txn_amount",
-    "txn_amount_string",
-    "txn_pending",
-    "txn_removed",
-    "txn_category_id",
-    "GSI1PK",
-    "GSI1SK",
-    "GSI3PK",
-)
-
-
 def reconcile_change(row: Mapping[str, Any], first_open: str) -> summary_writes.RowChange | None:
     """Make a stored row record what its content contributes, moving its summaries (None: nothing to do).
 
@@ -518,7 +501,7 @@ def reconcile_change(row: Mapping[str, Any], first_open: str) -> summary_writes.
     terms = ["attribute_not_exists(#contribution)" if recorded is None else "#contribution = :recorded"]
     if recorded is not None:
         values[":recorded"] = contributions.to_attribute(recorded)
-    for n, name in enumerate(_CONTENT_ATTRIBUTES):
+    for n, name in enumerate(contributions.SOURCE_ATTRIBUTES):
         names[f"#a{n}"] = name
         if name in row:
             terms.append(f"#a{n} = :a{n}")

@@ -29,6 +29,24 @@ def a_transaction(user_id: str, acct_id: str, day: date, **overrides: Any) -> Tr
     return Transaction(**fields)
 
 
+WAGES = {"primary": "INCOME", "detailed": "INCOME_WAGES", "confidence_level": "VERY_HIGH"}
+
+
+def paycheck(user_id: str, acct_id: str, item_id: str | None, day: date, employer: str = "ACME CORP") -> Transaction:
+    """A payroll direct deposit as banks describe it, categorised as wages."""
+    return a_transaction(
+        user_id,
+        acct_id,
+        day,
+        amount=-152_310,
+        name=f"{employer} DES:PAYROLL ID:{day:%y%m%d}01 INDN:PAT DOE CO ID:1234567890 PPD",
+        category_id="21009000",
+        category=("Transfer", "Payroll"),
+        personal_finance_category=WAGES,
+        item_id=item_id,
+    )
+
+
 def store_transactions(txns: list[Transaction], *, extra: dict[str, Any] | None = None) -> None:
     """Write rows as the refiner does (``extra`` adds raw attributes, e.g. legacy ones)."""
     transactions.put_transaction_items({**transactions.transaction_item(t, NOW), **(extra or {})} for t in txns)

@@ -15,14 +15,13 @@ import pytest
 from boto3.dynamodb.conditions import Key
 
 from chalicelib.data import items
-from chalicelib.data.transactions import Transaction
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.insight.data import keys, tables
 from chalicelib.insight.income import load_model
 from chalicelib.settings import reset_settings
 from ops.fakes.auth0 import FakeAuth0
 from tests.api.conftest import Api, error_code
-from tests.api.factories import a_transaction, an_account, an_item, store_account, store_transactions
+from tests.api.factories import a_transaction, an_account, an_item, paycheck, store_account, store_transactions
 from tests.factories import uid
 
 pytestmark = pytest.mark.integration
@@ -34,27 +33,12 @@ NOW = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)
 TODAY = NOW.date()
 #: Biweekly Friday paychecks, the last one a week ago: the next is 2026-11-27.
 BIWEEKLY = [date(2026, 8, 7) + timedelta(days=14 * k) for k in range(8)]
-WAGES = {"primary": "INCOME", "detailed": "INCOME_WAGES", "confidence_level": "VERY_HIGH"}
 
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr("chalicelib.data.ttl.utcnow", lambda: NOW)
     yield
-
-
-def paycheck(user_id: str, acct_id: str, item_id: str | None, day: date, employer: str) -> Transaction:
-    return a_transaction(
-        user_id,
-        acct_id,
-        day,
-        amount=-152_310,
-        name=f"{employer} DES:PAYROLL ID:{day:%y%m%d}01 INDN:PAT DOE CO ID:1234567890 PPD",
-        category_id="21009000",
-        category=("Transfer", "Payroll"),
-        personal_finance_category=WAGES,
-        item_id=item_id,
-    )
 
 
 def an_earner(user_id: str, employer: str = "ACME CORP", **item: Any) -> items.Item:

@@ -23,7 +23,7 @@ from chalicelib.insight.data.incomes import Income
 from chalicelib.settings import get_settings
 from ops.fakes.auth0 import FakeAuth0
 from tests.api.conftest import Api, error_code
-from tests.api.factories import a_transaction, an_account, an_item, store_account, store_transactions
+from tests.api.factories import a_transaction, an_account, an_item, paycheck, store_account, store_transactions
 from tests.factories import uid
 from tests.faults import aws_fault, table_is
 
@@ -38,7 +38,6 @@ BIWEEKLY = [date(2026, 8, 7) + timedelta(days=14 * k) for k in range(8)]
 #: Semi-monthly on the 15th and the last day (rolled back to Friday when on a weekend).
 SEMI_MONTHLY = [date(2026, 7, 31), date(2026, 8, 14), date(2026, 8, 31), date(2026, 9, 15), date(2026, 9, 30)]
 SEMI_MONTHLY += [date(2026, 10, 15), date(2026, 10, 30), date(2026, 11, 13)]
-WAGES = {"primary": "INCOME", "detailed": "INCOME_WAGES", "confidence_level": "VERY_HIGH"}
 
 
 class Clock:
@@ -59,20 +58,6 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
 
 
 # --- rows ---------------------------------------------------------------------------------
-
-
-def paycheck(user_id: str, acct_id: str, item_id: str | None, day: date, employer: str = "ACME CORP") -> Transaction:
-    return a_transaction(
-        user_id,
-        acct_id,
-        day,
-        amount=-152_310,
-        name=f"{employer} DES:PAYROLL ID:{day:%y%m%d}01 INDN:PAT DOE CO ID:1234567890 PPD",
-        category_id="21009000",
-        category=("Transfer", "Payroll"),
-        personal_finance_category=WAGES,
-        item_id=item_id,
-    )
 
 
 def spending(user_id: str, acct_id: str, item_id: str | None) -> list[Transaction]:

@@ -90,17 +90,10 @@ def _records(iterators: list[str], item_id: str) -> list[Any]:
 
 
 def _throttled() -> list[str]:
-    from chalicelib.aws.clients import client
-    from chalicelib.aws.messaging import queue_url
     from chalicelib.settings import get_settings
+    from ops.queues import take_all
 
-    sqs, url = client("sqs"), queue_url(get_settings().throttle_queue)
-    bodies: list[str] = []
-    while messages := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
-        for message in messages:
-            bodies.append(message["Body"])
-            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
-    return bodies
+    return [message["Body"] for message in take_all(get_settings().throttle_queue)]
 
 
 def mine_one(plaid: FakePlaid, mode: str) -> ModeFigures:

@@ -175,17 +175,9 @@ def empty_queue(name: str) -> int:
     Called around most pipeline tests: it uses the process's cached client and queue URL and
     deletes ten messages a request.
     """
-    from chalicelib.aws.clients import sqs as sqs_client
-    from chalicelib.aws.messaging import queue_url
+    from ops.queues import take_all
 
-    sqs, url = sqs_client(), queue_url(name)
-    deleted = 0
-    while messages := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
-        entries = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(messages)]
-        failed = sqs.delete_message_batch(QueueUrl=url, Entries=entries).get("Failed", [])
-        assert not failed, failed
-        deleted += len(messages)
-    return deleted
+    return len(take_all(name))
 
 
 def new_id(prefix: str) -> str:

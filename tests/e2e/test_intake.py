@@ -7,7 +7,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import boto3
 import jwt
 import pytest
 import urllib3
@@ -15,6 +14,7 @@ import urllib3
 from chalicelib.settings import get_settings
 from ops.fakes.plaid import FakePlaid, SigningKey
 from ops.fakes.plaid.webhooks import post_webhook
+from ops.queues import take_all
 from tests.faults import aws_fault
 
 pytestmark = pytest.mark.integration
@@ -29,14 +29,7 @@ PAYLOAD = {
 
 def queued_bodies() -> list[dict[str, Any]]:
     """Drain the webhooks queue (no runtime runs in these tests) and return its messages."""
-    sqs = boto3.client("sqs")
-    url = sqs.get_queue_url(QueueName=get_settings().webhooks_queue)["QueueUrl"]
-    found: list[dict[str, Any]] = []
-    while messages := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
-        for message in messages:
-            found.append(json.loads(message["Body"]))
-            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
-    return found
+    return [json.loads(message["Body"]) for message in take_all(get_settings().webhooks_queue)]
 
 
 @pytest.fixture

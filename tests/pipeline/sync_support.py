@@ -18,7 +18,6 @@ from typing import Any
 
 import boto3
 
-from chalicelib.aws.messaging import queue_url
 from chalicelib.data import items, keys, sync_state, tables, transactions
 from chalicelib.data.items import MiningMode
 from chalicelib.pipeline import miner, refiner, throttle_miner
@@ -28,6 +27,7 @@ from chalicelib.pipeline.refiner import KinesisInput
 from chalicelib.settings import get_settings
 from ops.demo import link_fake_item
 from ops.fakes.plaid import FakeItem, FakePlaid
+from ops.queues import take_all
 
 
 class StreamTap:
@@ -102,14 +102,7 @@ class SyncHarness:
 
     def queued(self) -> list[str]:
         """Receive every visible throttle message and take it off the queue (the harness holds it now)."""
-        sqs = boto3.client("sqs")
-        url = queue_url(get_settings().throttle_queue)
-        bodies: list[str] = []
-        while messages := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
-            for message in messages:
-                bodies.append(message["Body"])
-                sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
-        return bodies
+        return [message["Body"] for message in take_all(get_settings().throttle_queue)]
 
     def step(self, body: str) -> Delivery:
         return self._deliver(body, lambda b: throttle_miner.handle_mine_request_body(b, self.now))

@@ -17,6 +17,7 @@ from chalicelib.insight.pave_messages import Poll, removals_bodies
 from chalicelib.pipeline.refiner import refine_records
 from chalicelib.settings import get_settings
 from ops.fakes.pave import FakePave
+from ops.queues import take_all
 from ops.runtime.sqs import sqs_record
 from tests.conftest import empty_queue
 from tests.factories import kinesis_inputs, page_record, plaid_account, plaid_transaction, transactions_response
@@ -196,15 +197,12 @@ def test_an_ordinary_removal_travels_from_the_refiner_to_pave(pave: FakePave, us
 
 def received_event_from_queue(user_id: str) -> dict[str, object]:
     """The refiner's replay-feeder messages for the user, received as Lambda would get them."""
-    sqs = boto3.client("sqs")
-    url = queue_url(get_settings().replay_feeder_queue)
-    records = []
-    while messages := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
-        for message in messages:
-            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
-            if f'"{user_id}"' in message["Body"]:
-                arn = f"arn:aws:sqs:us-east-1:123456789012:{get_settings().replay_feeder_queue}"
-                records.append(sqs_record(message, arn, "us-east-1"))
+    arn = f"arn:aws:sqs:us-east-1:123456789012:{get_settings().replay_feeder_queue}"
+    records = [
+        sqs_record(message, arn, "us-east-1")
+        for message in take_all(get_settings().replay_feeder_queue)
+        if f'"{user_id}"' in message["Body"]
+    ]
     assert records, "the refiner sent nothing to the replay-feeder queue"
     return {"Records": records}
 

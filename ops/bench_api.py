@@ -130,7 +130,7 @@ def measure(repeats: int = 50, rows: int = 300) -> BenchResult:
     apply_local_env()
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
     os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "txn")
-    with local_aws(), FakeAuth0() as issuer, _environ(issuer.env()):
+    with local_aws(), FakeAuth0() as issuer, environment(issuer.env()):
         reset_settings()
         reset_jwks()
         bootstrap()
@@ -177,7 +177,7 @@ def measure(repeats: int = 50, rows: int = 300) -> BenchResult:
 
 
 @contextmanager
-def _environ(updates: dict[str, str]) -> Iterator[None]:
+def environment(updates: dict[str, str]) -> Iterator[None]:
     """``updates`` in the environment for the block only (the bench may run inside a test session)."""
     saved = {key: os.environ.get(key) for key in updates}
     os.environ.update(updates)

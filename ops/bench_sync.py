@@ -12,7 +12,6 @@ Live monthly summaries are off here (section 1 prices them).
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections import Counter
 from dataclasses import dataclass
@@ -143,18 +142,13 @@ def measure() -> tuple[ModeFigures, ModeFigures]:
     # Summaries off: their writes depend on how each item's transactions spread over months,
     # accounts and categories (two items differ), and section 1 prices them on their own.
     env = {"THROTTLE_DELAY_SECONDS": "0", "SYNC_PAGE_SIZE": "500", "SUMMARIES_ENABLED": "false"}
-    saved = {k: os.environ.get(k) for k in ("PLAID_BASE_URL", *env)}
+    from ops.bench_api import environment
+
     try:
-        with FakePlaid() as plaid:
-            os.environ.update({"PLAID_BASE_URL": plaid.url, **env})
+        with FakePlaid() as plaid, environment({"PLAID_BASE_URL": plaid.url, **env}):
             _refresh()
             return mine_one(plaid, "GET"), mine_one(plaid, "SYNC")
     finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
         _refresh()
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from chalicelib.infra.declaration import (
     DynamoDBStreamSource,
@@ -353,7 +353,6 @@ def _table_alarm(table: Table) -> Alarm:
         metrics += [
             aws_metric(DYNAMODB, event, TableName=name, GlobalSecondaryIndexName=index.name) for index in table.indexes
         ]
-    ids = [f"m{n}" for n in range(1, len(metrics) + 1)]
     hot = HOT_KEYS.get(table.logical_id)
     hot_text = " Hot keys: " + "; ".join(hot) + "." if hot else " Its keys are per user: none is shared."
     return Alarm(
@@ -363,9 +362,8 @@ def _table_alarm(table: Table) -> Alarm:
         + " in three consecutive 5-minute periods: a partition (a hot key) or the table's on-demand limit is"
         " exceeded, not a brief burst the batch writer retries." + hot_text,
         "dynamodb-throttles-a-table",
-        tuple(zip(ids, metrics, strict=True)),
         threshold=1,
-        expression="SUM([" + ", ".join(f"FILL({i}, 0)" for i in ids) + "])",
+        **_summed(metrics),
         evaluation_periods=3,
         datapoints_to_alarm=3,
         region=table.region,
@@ -386,6 +384,15 @@ def _stream_alarms(infra: Infrastructure) -> list[Alarm]:
         )
         for stream in infra.streams
     ]
+
+
+def _summed(metrics: Sequence[Metric]) -> dict[str, Any]:
+    """``metrics`` and ``expression`` of an alarm on the sum of ``metrics`` (a missing one counts 0)."""
+    ids = [f"m{n}" for n in range(1, len(metrics) + 1)]
+    return {
+        "metrics": tuple(zip(ids, metrics, strict=True)),
+        "expression": "SUM([" + ", ".join(f"FILL({i}, 0)" for i in ids) + "])",
+    }
 
 
 def _rate(failed: Sequence[Metric], sent: Metric) -> tuple[tuple[tuple[str, Metric], ...], str]:
@@ -444,9 +451,8 @@ def _service_alarms() -> list[Alarm]:
             "The listener failed at least 5 logins or items in 15 minutes. It never retries, so each"
             " failure is a login whose remine did not happen.",
             "the-listener-fails",
-            tuple(zip(("m1", "m2"), listener, strict=True)),
             threshold=5,
-            expression="SUM([FILL(m1, 0), FILL(m2, 0)])",
+            **_summed(listener),
             period=FIFTEEN_MINUTES,
         ),
         Alarm(
@@ -547,15 +553,8 @@ def _service_alarms() -> list[Alarm]:
             "PaveAuthFailuresAlarm",
             "Pave refused the service's API key (401 or 403): no upload or insight read succeeds until it is fixed.",
             "pave-fails",
-            tuple(
-                zip(
-                    ("m1", "m2"),
-                    [service_metric("peer.request.failed", peer="pave", status=s) for s in ("401", "403")],
-                    strict=True,
-                )
-            ),
             threshold=1,
-            expression="SUM([FILL(m1, 0), FILL(m2, 0)])",
+            **_summed([service_metric("peer.request.failed", peer="pave", status=s) for s in ("401", "403")]),
         ),
         Alarm(
             "PaveRequestsGivenUpAlarm",
@@ -563,15 +562,8 @@ def _service_alarms() -> list[Alarm]:
             " did not know them, or had not processed them after PAVE_POLL_MAX_ATTEMPTS polls): those users'"
             " Pave insights wait for their next upload.",
             "pave-fails",
-            tuple(
-                zip(
-                    ("m1", "m2", "m3"),
-                    [service_metric("insight.pave.poll", outcome=o) for o in PAVE_GIVEN_UP_OUTCOMES],
-                    strict=True,
-                )
-            ),
             threshold=3,
-            expression="SUM([FILL(m1, 0), FILL(m2, 0), FILL(m3, 0)])",
+            **_summed([service_metric("insight.pave.poll", outcome=o) for o in PAVE_GIVEN_UP_OUTCOMES]),
             period=FIFTEEN_MINUTES,
         ),
         Alarm(

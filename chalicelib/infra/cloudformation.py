@@ -86,6 +86,7 @@ class Arns(Protocol):
     def stream(self, stream: Stream) -> Any: ...
     def bus(self, bus: EventBus) -> Any: ...
     def function_log_groups(self, app_name: str, stage: str) -> list[Any]: ...
+    def log_actions(self) -> list[str]: ...
     def parameter(self, name: str) -> Any: ...
 
 
@@ -130,6 +131,11 @@ class CloudFormationArns:
         group = "log-group:/aws/lambda/${AWS::StackName}-*"
         return [_sub("logs", group), _sub("logs", group + ":*")]
 
+    def log_actions(self) -> list[str]:
+        # The stack creates each function's log group with its retention (log_group_resources);
+        # a function allowed to create its own could race the stack to it and fail the deploy.
+        return _LOG_ACTIONS
+
     def parameter(self, name: str) -> Any:
         return _sub("ssm", "parameter/" + name.lstrip("/"))
 
@@ -169,6 +175,9 @@ class NamedArns:
         # chalice deploy names each function <app>-<stage>-<handler>.
         group = f"log-group:/aws/lambda/{app_name}-{stage}-*"
         return [self._arn("logs", group), self._arn("logs", group + ":*")]
+
+    def log_actions(self) -> list[str]:
+        return [_CREATE_LOG_GROUP, *_LOG_ACTIONS]  # chalice deploy creates no log groups
 
     def parameter(self, name: str) -> Any:
         return self._arn("ssm", "parameter/" + name.lstrip("/"))
@@ -226,7 +235,7 @@ _READ_RECORD_ACTIONS = [
     "kinesis:ListShards",
 ]
 _LOG_ACTIONS = ["logs:CreateLogStream", "logs:PutLogEvents"]
-#: ``chalice deploy`` creates no log groups: there the functions create their own.
+#: Only for ``chalice deploy``, which creates no log groups: there the functions create their own.
 _CREATE_LOG_GROUP = "logs:CreateLogGroup"
 
 
@@ -245,7 +254,7 @@ def policy_document(
     read_streams = [infra.stream(s.stream) for s in consumed if isinstance(s, KinesisSource)]
     own_buses = [bus for bus in infra.buses if not bus.external]
     statements = [
-        _statement("WriteLogs", _log_actions(arns), arns.function_log_groups(app_name, infra.stage)),
+        _statement("WriteLogs", arns.log_actions(), arns.function_log_groups(app_name, infra.stage)),
         *(
             _statement(TABLE_ACCESS_SIDS[access], actions, _table_arns(arns, infra, access))
             for access, actions in TABLE_ACCESS_ACTIONS.items()
@@ -261,12 +270,6 @@ def policy_document(
     if streamed_tables or read_streams:
         statements.append(_statement("ListStreams", LIST_STREAMS_ACTIONS, ["*"]))
     return {"Version": "2012-10-17", "Statement": [s for s in statements if s["Resource"]]}
-
-
-def _log_actions(arns: Arns) -> list[str]:
-    """A stack creates each function's log group with its retention (:func:`log_group_resources`);
-    a function allowed to create its own could race the stack to it and fail the deploy."""
-    return _LOG_ACTIONS if isinstance(arns, CloudFormationArns) else [_CREATE_LOG_GROUP, *_LOG_ACTIONS]
 
 
 def _table_arns(arns: Arns, infra: Infrastructure, access: TableAccess) -> list[Any]:

@@ -44,6 +44,7 @@ __all__ = [
     "Schedule",
     "business_days_between",
     "fit",
+    "fit_schedules",
     "plausible_cadences",
     "shift_business_days",
 ]
@@ -690,6 +691,31 @@ def fit(
                 scored.append(result)
     scored.sort(key=lambda s: (-round(s.score, 9), _order(s.schedule)))
     return [_to_fit(s, observed, hi, tolerance) for s in scored[:limit]]
+
+
+def fit_schedules(
+    days: Iterable[date], schedules: Iterable[Schedule], *, end: date, start: date | None = None, tolerance: int = 2
+) -> list[Fit]:
+    """How well each of ``schedules`` explains ``days``, best first (as :func:`fit` scores them,
+    without a prior): for a payer whose schedule is published, so that even one observation
+    can be scored against the few schedules it may follow."""
+    hi = end.toordinal()
+    observed = sorted({d.toordinal() for d in days if d <= end and (start is None or d >= start)})
+    if not observed:
+        return []
+    lo = observed[0] - tolerance
+    if start is not None:
+        lo = max(lo, start.toordinal())
+    _load_span(lo - 20, hi + 400)
+    scored = []
+    for schedule in schedules:
+        nominal = schedule._nominal(lo - _NOMINAL_BEFORE - 3, hi + 10)
+        expected = _posting(nominal, schedule.roll, schedule.shift, lo, hi)
+        result = _score(schedule, expected, observed, hi, tolerance, 0.0)
+        if result is not None:
+            scored.append(result)
+    scored.sort(key=lambda s: (-round(s.score, 9), _order(s.schedule)))
+    return [_to_fit(s, observed, hi, tolerance) for s in scored]
 
 
 def business_days_between(first: date, second: date) -> int:

@@ -111,6 +111,16 @@ def test_three_deposits_tell_semi_monthly_from_biweekly() -> None:
     assert (result.next_payday, result.cadence) == (d("2026-10-15"), "SEMI_MONTHLY")
 
 
+def test_a_reading_with_a_deposit_overdue_does_not_hide_the_others() -> None:
+    # GIVEN pay on Thursday 10 September and Thursday 8 October 2026, and nothing on Thursday
+    # 22 October (as_of): every other Thursday (one missed, one overdue), every fourth Thursday
+    # or a day of the month early-posted
+    rows = paychecks([d("2026-09-10"), d("2026-10-08")])
+    result = predict(history("2026-10-22", rows, days=60), d("2026-10-22"))
+    # THEN not 5 November: the monthly readings, which expect nothing overdue, count too
+    assert result.next_payday is not None and result.next_payday > d("2026-11-05")
+
+
 def test_two_fridays_on_the_1st_and_the_15th_predict_the_later_reading() -> None:
     # GIVEN pay on Friday 1 May and Friday 15 May 2026: every other Friday (next: the 29th) or
     # the 1st and the 15th (next: Monday 1 June)
@@ -128,6 +138,16 @@ def test_an_early_posting_bank_is_predicted_on_its_own_posting_day() -> None:
     early = Schedule.biweekly(d("2026-08-07"), shift=2)
     rows = on_schedule(early, "2026-06-01", "2026-09-28")
     check("2026-09-28", rows, "2026-09-30", "BIWEEKLY")
+
+
+def test_a_deposit_a_day_early_does_not_make_a_bank_that_posts_on_the_payday() -> None:
+    # GIVEN pay on the 1st posted a business day early: Wednesday 30 September, Thursday 29
+    # October (1 November is a Sunday, paid Friday the 30th) and Monday 30 November 2026; the
+    # last business day of the month would have posted the October one a day early
+    rows = paychecks([d("2026-09-30"), d("2026-10-29"), d("2026-11-30")])
+    # THEN the 1st of January, a holiday, is paid Thursday 31 December, posted Wednesday the 30th:
+    # a bank that posts on the payday does not post a day before it
+    check("2026-12-06", rows, "2026-12-30", "MONTHLY")
 
 
 def test_a_split_deposit_follows_the_account_that_receives_most() -> None:
@@ -231,6 +251,27 @@ def test_social_security_on_the_third_wednesday() -> None:
         for day in Schedule.nth_weekday(3, 2).dates(d("2026-06-01"), d("2026-09-25"))
     ]
     check("2026-09-25", ssa, "2026-10-21", "MONTHLY")
+
+
+def test_one_social_security_deposit_gives_its_published_wednesday() -> None:
+    # GIVEN 40 days of history with one Social Security deposit, on Tuesday 25 August 2026: the
+    # fourth Wednesday (the 26th) posted a business day early
+    ssa = [txn("2026-08-25", -145_000, "SSA TREAS 310 XXSOC SEC", personal_finance_category=None)]
+    result = predict(history("2026-09-10", ssa, days=40), d("2026-09-10"))
+    # THEN the fourth Wednesday of September, a day early: one deposit fixes a published schedule
+    assert (result.next_payday, result.cadence) == (d("2026-09-22"), "MONTHLY")
+
+
+def test_one_deposit_off_every_published_schedule_or_from_an_employer_gives_no_date() -> None:
+    # GIVEN one Social Security deposit on Friday 21 August (no published day posts then) or one
+    # paycheck from an employer
+    for rows in (
+        [txn("2026-08-21", -145_000, "SSA TREAS 310 XXSOC SEC", personal_finance_category=None)],
+        paychecks([d("2026-08-26")]),
+    ):
+        result = predict(history("2026-09-10", rows, days=60), d("2026-09-10"))
+        # THEN no date: the schedule is not known yet
+        assert (result.next_payday, result.cadence) == (None, "NONE")
 
 
 def test_another_apps_advance_before_each_payday_is_not_income() -> None:

@@ -14,6 +14,7 @@ from chalicelib.insight.schedule import (
     Schedule,
     business_days_between,
     fit,
+    fit_schedules,
     plausible_cadences,
     shift_business_days,
 )
@@ -267,3 +268,14 @@ def test_a_custom_prior_steers_ties() -> None:
     # WHEN semi-monthly is made expensive
     steered = fit(days, end=d("2026-05-20"), prior=lambda s: 0.1 * (s.cadence is Cadence.SEMI_MONTHLY), **INCOME)
     assert steered[0].cadence is Cadence.BIWEEKLY
+
+
+def test_given_schedules_score_even_one_observation() -> None:
+    # GIVEN one deposit on Tuesday 25 August 2026 and the second to fourth Wednesdays, on the day
+    # or a business day early
+    candidates = [Schedule.nth_weekday(n, 2).posting(Roll.PREV, s) for n in (2, 3, 4) for s in (0, 1)]
+    fits = fit_schedules([d("2026-08-25")], candidates, end=d("2026-09-10"), start=d("2026-08-02"))
+    # THEN the fourth Wednesday posted a day early explains it on the day, best first
+    assert fits[0].schedule == Schedule.nth_weekday(4, 2, shift=1)
+    assert (fits[0].exact, fits[0].missed) == (1, ())
+    assert all(f.exact == 0 for f in fits[1:])

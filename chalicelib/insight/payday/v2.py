@@ -7,11 +7,15 @@
    monthly day, last business day, nth weekday), each rolled back or forward over closed Fed
    days and posted 0-2 business days early. The candidates are ranked by posterior: the
    log-likelihood of the deposits under a simple noise model (a deposit on the expected day,
-   a day or two off, missed, extra) plus a log prior from US payroll practice.
+   a day or two late, a day or two early: rarer still where the bank posts on the payday
+   itself, missed, extra) plus a log prior from US payroll practice. A monthly federal
+   benefit (Social Security, SSI, VA) with one deposit is scored against its published
+   schedules alone: one deposit tells which of them the payee is on.
 3. **Regular or not**: a stream is regular when its best schedule matches two deposits or
    more with F1 >= 0.7 and a mean distance under 0.75 day; streams without income evidence
    must do better (3 matches, F1 >= 0.85, 80% on the day, never on a day ACH does not
-   settle), gig platforms better still (6 matches).
+   settle), gig platforms better still (6 matches); a federal benefit's one deposit on a
+   published day is enough.
    Its status is ACTIVE, LATE (the last expected deposit did not come) or ENDED (two did not,
    or another payer followed it: began after its last deposit, or began during its history
    and still pays on schedule). A LATE stream whose payer pays into another account from
@@ -22,20 +26,23 @@
    recently (a new job), which is the main income is unsure: the later of their paydays.
 5. **Next payday**, never early when unsure: each schedule's posterior goes to the date it
    projects next (a paycheck-sized deposit seen within two days before it means that payday
-   came early: the one after is next); the prediction is the date ``d`` minimising
-   ``EARLY_COST_RATIO * P(payday > d) + P(payday < d)``: an early prediction costs ten times
-   a late one. A later date backed by more than about 1/11 of the posterior wins (a biweekly
-   and a semi-monthly reading of few deposits, a monthly day and an early-posting reading);
-   a closed payday the history never showed is paid the business day before (a 7% chance
-   that the employer pays after is below that threshold). The prediction moves a business
-   day later when the chance that the bank's posting slips, judged by a mixture of steady
-   and slipping banks from the lateness of the last eight deposits, is above it too.
+   came early: the one after is next; a schedule expecting an overdue deposit the likeliest
+   does not expect is left out: under it the overdue one may still come any day); the
+   prediction is the date ``d`` minimising ``EARLY_COST_RATIO * P(payday > d) + P(payday < d)``:
+   an early prediction costs ten times a late one. A later date backed by more than about
+   1/11 of the posterior wins (a biweekly and a semi-monthly reading of few deposits, a
+   monthly day and an early-posting reading); a closed payday the history never showed is
+   paid the business day before (a 7% chance that the employer pays after is below that
+   threshold). The prediction moves a business day later when the chance that the bank's
+   posting slips, judged by a mixture of steady and slipping banks from the lateness of the
+   last eight deposits, is above it too.
    Confidence: :mod:`.confidence`, a calibrated probability that the date is exact.
 6. **Answers without a date**: the primary's last payday did not arrive (LATE), pay stopped,
    a new payer has paid once so far (and, paying more at once than the primary pays in a
    month, may be the main income), or nothing is regular (gig payouts, no income): V2
    answers "no payday" with the reason. It cannot run at all (the chain falls back) with
-   under 14 days of history, or under 45 days when no payer has paid twice yet.
+   under 14 days of history, or under 45 days when no payer has paid twice yet (and no
+   federal benefit's one deposit gave a schedule).
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ from chalicelib.insight.schedule import (
     Roll,
     Schedule,
     fit,
+    fit_schedules,
     plausible_cadences,
     shift_business_days,
 )
@@ -84,9 +92,11 @@ ACTIVE, LATE, ENDED = "ACTIVE", "LATE", "ENDED"
 # early, or missed; each deposit no expected date explains; each expected date of the last
 # two days not seen yet. Late is likelier than early: an employer's file sent late or a bank's
 # early posting that slips delays a deposit, while only an early-posting bank that got the file
-# sooner than usual posts one early.
+# sooner than usual posts one early: under a schedule posted on the payday itself (no early
+# posting) a deposit before it is rarer still (_OFF_BY_STEADY).
 _ON_DAY = math.log(0.93)
 _OFF_BY = {1: math.log(0.035), 2: math.log(0.01), -1: math.log(0.015), -2: math.log(0.005)}
+_OFF_BY_STEADY = {**_OFF_BY, -1: math.log(0.005), -2: math.log(0.002)}
 _MISSED = math.log(0.03)
 _EXTRA = math.log(0.02)
 _PENDING = math.log(0.5)
@@ -161,6 +171,19 @@ def _government_rule(payer: str) -> Callable[[Schedule], bool] | None:
     return None
 
 
+def _published(payer: str) -> tuple[Schedule, ...]:
+    """A monthly federal benefit's published schedules, posted on the day or one or two
+    business days early: one deposit tells which one the payee is on (Social Security pays
+    each payee on the same Wednesday, or the 3rd, every month)."""
+    if payer == "SSA":
+        rules = [Schedule.nth_weekday(nth, 2) for nth in (2, 3, 4)] + [Schedule.monthly(3)]
+    elif payer in ("SSI", "VA"):
+        rules = [Schedule.monthly(1)]
+    else:
+        return ()
+    return tuple(rule.posting(Roll.PREV, shift) for rule in rules for shift in (0, 1, 2))
+
+
 def log_prior(schedule: Schedule, payer: str = "") -> float:
     """How common a payroll schedule is, as a log probability (see the tables above); a
     federal payer's published schedule is near certain."""
@@ -175,12 +198,13 @@ def log_prior(schedule: Schedule, payer: str = "") -> float:
 def log_likelihood(f: Fit) -> float:
     """How probable the deposits are if ``f``'s schedule is the payer's (see above)."""
     total = len(f.unmatched) * _EXTRA + len(f.pending) * _PENDING
+    off_by = _OFF_BY if f.schedule.shift > 0 else _OFF_BY_STEADY
     for expected, observed in f.pairs:
         if observed is None:
             total += _MISSED
         else:
             off = (observed - expected).days
-            total += _ON_DAY if off == 0 else _OFF_BY.get(off, _MISSED)
+            total += _ON_DAY if off == 0 else off_by.get(off, _MISSED)
     return total
 
 
@@ -256,9 +280,9 @@ def _status(best: Fit) -> str:
     return ACTIVE if missed == 0 else LATE if missed == 1 else ENDED
 
 
-def _regular(stream: Stream, best: Fit) -> tuple[bool, str]:
+def _regular(stream: Stream, best: Fit, *, published: bool = False) -> tuple[bool, str]:
     strict = _strict(stream)
-    need = (6 if stream.gig else 3) if strict else 2
+    need = (6 if stream.gig else 3) if strict else 1 if published else 2
     on_day = best.exact / best.matched if best.matched else 0.0
     if best.matched < need:
         return False, f"{best.matched} deposit(s) on schedule, {need} needed"
@@ -276,28 +300,35 @@ def _regular(stream: Stream, best: Fit) -> tuple[bool, str]:
 def fit_stream(stream: Stream, as_of: date, history_start: date) -> StreamFit:
     """Fit one stream and judge it (regular or not; ACTIVE, LATE or ENDED)."""
     days = stream.days
-    cadences = plausible_cadences(days) & PAYROLL_CADENCES
-    if len(days) < 2 or not cadences:
-        reason = "one deposit so far" if len(days) < 2 else "deposits on no calendar cadence"
-        return StreamFit(stream, (), (), False, ENDED if len(days) < 2 else ACTIVE, reason)
-    fits = fit(
-        days,
-        end=as_of,
-        start=history_start,
-        cadences=cadences,
-        rolls=(Roll.PREV, Roll.NEXT),
-        shifts=(0, 1, 2),
-        tolerance=TOLERANCE,
-        prior=payroll_prior(stream.payer),
-        keep=16 if len(days) > 3 else 48,  # a few deposits fit many schedules: keep them all
-        limit=30 if len(days) > 3 else 60,
-    )
+    published = _published(stream.payer) if len(days) == 1 and not _strict(stream) else ()
+    if published:  # a federal benefit's one deposit, against its published schedules
+        fits = fit_schedules(days, published, end=as_of, start=history_start, tolerance=TOLERANCE)
+        fits = [f for f in fits if f.exact == 1]  # on the day one of them posts
+        if not fits:
+            return StreamFit(stream, (), (), False, ENDED, "one deposit so far, on no published schedule")
+    else:
+        cadences = plausible_cadences(days) & PAYROLL_CADENCES
+        if len(days) < 2 or not cadences:
+            reason = "one deposit so far" if len(days) < 2 else "deposits on no calendar cadence"
+            return StreamFit(stream, (), (), False, ENDED if len(days) < 2 else ACTIVE, reason)
+        fits = fit(
+            days,
+            end=as_of,
+            start=history_start,
+            cadences=cadences,
+            rolls=(Roll.PREV, Roll.NEXT),
+            shifts=(0, 1, 2),
+            tolerance=TOLERANCE,
+            prior=payroll_prior(stream.payer),
+            keep=16 if len(days) > 3 else 48,  # a few deposits fit many schedules: keep them all
+            limit=30 if len(days) > 3 else 60,
+        )
     if not fits:
         return StreamFit(stream, (), (), False, ACTIVE, "no schedule fits")
     posterior = [(log_likelihood(f) + log_prior(f.schedule, stream.payer), -n, f) for n, f in enumerate(fits)]
     ranked = sorted(posterior, key=lambda p: p[:2], reverse=True)
     ordered = tuple(f for _, _, f in ranked)
-    regular, reason = _regular(stream, ordered[0])
+    regular, reason = _regular(stream, ordered[0], published=bool(published))
     return StreamFit(stream, ordered, tuple(p for p, _, _ in ranked), regular, _status(ordered[0]), reason)
 
 
@@ -460,7 +491,7 @@ def _no_regular_reason(fitted: Sequence[StreamFit], history_days: int) -> str:
 def _decide(sf: StreamFit, cost_ratio: float) -> tuple[Fit, list[date], float, bool]:
     """The next payday that minimises the expected cost when predicting early costs
     ``cost_ratio`` times predicting late: each schedule's posterior goes to the next payday it
-    projects (those expecting the same dates still pending as the best; a paycheck that came
+    projects (those expecting no overdue deposit the best does not; a paycheck that came
     early moves it to the one after), and the date ``d`` minimising
     ``cost_ratio * P(payday > d) + P(payday < d)`` is chosen (the later on a tie). Returns the
     schedule behind it, its projected paydays, the posterior probability of that date and
@@ -469,7 +500,7 @@ def _decide(sf: StreamFit, cost_ratio: float) -> tuple[Fit, list[date], float, b
     mass: dict[date, float] = {}
     behind: dict[date, tuple[Fit, list[date]]] = {}
     for f, posterior in zip(sf.fits, sf.posteriors, strict=True):
-        upcoming = f.next_dates(3) if f.pending == best.pending else []
+        upcoming = f.next_dates(3) if set(f.pending) <= set(best.pending) else []
         if upcoming:
             upcoming = _came_early(sf, f, upcoming)
             mass[upcoming[0]] = mass.get(upcoming[0], 0.0) + math.exp(posterior - top)

@@ -9,33 +9,60 @@ with item size or with everything the session has stored. :func:`install` (calle
   instead of walking the value's model shape, which visits ten members per value;
 * a new item's 400 KB limit is checked once on its total size instead of re-adding the
   sizes of every earlier attribute as each one is set (quadratic in the attribute count);
+* a value's size (which moto adds up for the whole item at every attribute an update sets,
+  and for every item a Query reads) is summed over a set's members directly instead of
+  wrapping each member in a value object first, and a set's members are compared (a
+  condition's ``size()``, an ``ADD``) as the set of its values directly;
 * a table's items are put in key order by each key's value computed once per item, not
   twice per comparison (moto sorts the whole table for every Query and Scan);
 * a Query of the table reads its partition, not the whole table; a Query of an index reads
   the items its hash key matches, unsorted (moto sorts what it keeps anyway);
+* a projection of top-level attributes (what GetItem, BatchGetItem and Query ask with a
+  ``ProjectionExpression`` of plain names) converts each projected attribute once instead of
+  deep-copying and converting the whole item once per projected name;
 * the list of moto's services, which decides each request's backend, is read from disk
   once instead of once per request;
 * an UpdateExpression is parsed once per distinct text (every validation works on its own
-  deep copy of the tree, so the parsed tree is never changed), and each validator of the
-  tree looks up its node types once instead of rebuilding them at every node it visits.
+  copy of the tree, so the parsed tree is never changed; the copy is made by pickling, the
+  same objects three times faster than ``copy.deepcopy``), and each validator of the
+  tree looks up its node types once instead of rebuilding them at every node it visits, and
+  which processor (if any) a node's class gets once per class, not by ``isinstance`` checks
+  against abstract classes at every node;
+* a condition expression's text is split into tokens once per distinct text (the tokens
+  are read, never changed, by the parser's later steps);
+* the checks of an UpdateExpression's shape alone (one clause of each kind, no overlapping
+  paths, no key attribute updated) run once per text, attribute names and table keys, not
+  at every update: their answer depends on nothing else.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
+import pickle
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
 from moto import backends
 from moto.core import serialize
+from moto.dynamodb.comparisons import ConditionExpressionParser
 from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import dynamo_type
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.models.utilities import bytesize
-from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser  # type: ignore[attr-defined]
+from moto.dynamodb.parsing import validators
+from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser, Node  # type: ignore[attr-defined]
 from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
+from moto.dynamodb.parsing.validators import (
+    ActionCountValidator,
+    OverlappingPathsValidator,
+    UpdateExpressionValidator,
+    UpdateHashRangeKeyValidator,
+)
 
 _STRINGS = frozenset({"S", "N"})
 _STRING_SETS = frozenset({"SS", "NS"})
@@ -113,6 +140,66 @@ def new_item(self: dynamo_type.Item, hash_key: Any, range_key: Any, attrs: dict[
         raise ItemSizeTooLarge
     self.attrs = dynamo_type.LimitedSizeDict()
     dict.update(self.attrs, values)  # later updates still go through the per-attribute check
+
+
+MOTO_SIZE = dynamo_type.DynamoType.size
+
+
+def value_size(self: dynamo_type.DynamoType) -> int:
+    """``DynamoType.size``, branch for branch, without a value object per set member.
+
+    moto sizes a set member ``v`` as ``DynamoType({sub_type: v}).size()``: for a number its
+    text's length, for anything else 1 for a bool and the UTF-8 length otherwise (what
+    :func:`_scalar_size` does); a map's members are value objects already, or are wrapped
+    as moto does.
+    """
+    kind, value = self.type, self.value
+    if kind == "N":
+        return len(str(value))
+    if kind == "NS":
+        try:  # members are number texts: the length of them all at once
+            return len("".join(value))
+        except TypeError:  # a member that is not a str
+            return sum(len(str(member)) for member in value)
+    if kind in _MEMBER_SETS:
+        try:  # str members: the UTF-8 length of them all at once
+            return len("".join(value).encode("utf-8"))
+        except TypeError:  # bytes (or anything else) among them
+            return sum(_scalar_size(member) for member in value)
+    if kind == "L":
+        return sum(member.size() for member in value)
+    if kind == "M":
+        return sum(bytesize(name) + _as_value(member).size() for name, member in value.items())
+    return _scalar_size(value)
+
+
+_MEMBER_SETS = frozenset({"SS", "BS"})
+
+
+def _as_value(member: Any) -> dynamo_type.DynamoType:
+    """A map member as moto sizes it: the value object itself, or one made from it."""
+    return member if type(member) is dynamo_type.DynamoType else dynamo_type.DynamoType(member)
+
+
+def _scalar_size(value: Any) -> int:
+    return 1 if isinstance(value, bool) else bytesize(value)
+
+
+MOTO_CAST_VALUE = dynamo_type.DynamoType.cast_value
+
+
+def cast_value(self: dynamo_type.DynamoType) -> Any:
+    """``DynamoType.cast_value``; a set's without a value object per member.
+
+    moto casts each member ``v`` as ``DynamoType({sub_type: v}).cast_value``: a ``Decimal``
+    for a number, the value itself for a string or binary member.
+    """
+    kind = self.type
+    if kind in _MEMBER_SETS:
+        return set(self.value)
+    if kind == "NS":
+        return {Decimal(member) for member in self.value}
+    return MOTO_CAST_VALUE.fget(self)  # type: ignore[attr-defined]
 
 
 def key_order(item: dynamo_type.Item) -> Any:
@@ -204,6 +291,33 @@ def cached_module_list(modules: Callable[[], Any]) -> Callable[[], tuple[str, ..
     return lambda: listed
 
 
+MOTO_PROJECT = dynamo_type.Item.project
+
+
+def project(self: dynamo_type.Item, projection_expressions: list[list[str]]) -> dynamo_type.Item:
+    """``Item.project`` for plain top-level names, each converted once.
+
+    moto reads the whole item as Python values (a deep copy, then boto3's deserializer) for
+    every projected path, keeps that path's value and serializes the merged result. For a
+    path that is one attribute name (no nesting, no list index), that value is the
+    attribute's own value read the same way, and names that differ never merge, so
+    converting just the projected attributes gives the same item. Anything else (nested
+    paths, list elements) goes moto's way.
+    """
+    if not all(len(path) == 1 and "[" not in path[0] for path in projection_expressions):
+        return MOTO_PROJECT(self, projection_expressions)
+    values: dict[str, Any] = {}
+    for (name,) in projection_expressions:
+        attribute = self.attrs.get(name)
+        if attribute is not None:
+            values[name] = dynamo_type.deserializer.deserialize(attribute.to_regular_json())
+    return dynamo_type.Item(
+        hash_key=self.hash_key,
+        range_key=self.range_key,
+        attrs=dict(dynamo_type.serializer.serialize(values)["M"]),
+    )
+
+
 MOTO_MAKE = UpdateExpressionParser.make
 
 
@@ -236,14 +350,141 @@ def process(self: DepthFirstTraverser, node: Any) -> Any:
     return None
 
 
+#: Per class: whether its objects are parse-tree nodes (moto registers no virtual subclasses,
+#: so ``isinstance`` gives one answer per class).
+_NODE_CLASSES: dict[type, bool] = {}
+
+
+def _is_node(value: Any) -> bool:
+    kind = type(value)
+    known = _NODE_CLASSES.get(kind)
+    if known is None:
+        known = _NODE_CLASSES[kind] = isinstance(value, Node)
+    return known
+
+
+def processor_for(traverser: DepthFirstTraverser, node: Any) -> Callable[[Any], Any] | None:
+    """What ``process`` would call for ``node`` (None: its class is not processed), per class."""
+    by_class = traverser.__dict__.get("_moto_fast_by_class")
+    if by_class is None:
+        by_class = traverser.__dict__["_moto_fast_by_class"] = {}
+    kind = type(node)
+    if kind not in by_class:
+        by_class[kind] = next((p for cls, p in processing(traverser)[0] if isinstance(node, cls)), None)
+    return by_class[kind]  # type: ignore[no-any-return]
+
+
+def traverse_node_recursively(self: DepthFirstTraverser, node: Any, child_id: int = -1) -> Any:
+    """``DepthFirstTraverser.traverse_node_recursively`` with the class checks looked up once.
+
+    The same walk: children first (each after its ``pre_processing_of_child`` hook), then
+    the node itself when a processor takes its class, the result put in the node's place.
+    """
+    if _is_node(node):
+        parent_node = node.parent
+        if node.children is not None:
+            for i, child_node in enumerate(node.children):
+                self.pre_processing_of_child(node, i)
+                self.traverse_node_recursively(child_node, i)
+        processor = processor_for(self, node)
+        if processor is not None:
+            node = processor(node)
+            node.parent = parent_node
+            if parent_node:
+                parent_node.children[child_id] = node
+    return node
+
+
+def tree_copy(value: Any) -> Any:
+    """``copy.deepcopy`` for the validators: a parsed tree is copied by a pickle round trip.
+
+    A tree is plain objects (node classes, lists, strings) linked both ways (children and
+    parent); pickling rebuilds the same objects with the same links, as ``deepcopy`` does
+    (``tests/unit/test_moto_fast.py`` compares the two). Anything else, or a tree that does
+    not pickle, goes to ``deepcopy``.
+    """
+    if isinstance(value, Node):
+        try:
+            return pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))  # noqa: S301 - our own objects
+        except (pickle.PicklingError, TypeError, AttributeError):
+            pass
+    return copy.deepcopy(value)
+
+
+MOTO_LEX = ConditionExpressionParser._lex_condition_expression
+
+
+@lru_cache(maxsize=4096)
+def condition_tokens(expression: str) -> tuple[Any, ...]:
+    """The tokens of a condition expression's text (a failure is raised again, not kept)."""
+    return tuple(MOTO_LEX(ConditionExpressionParser(expression, None, None)))
+
+
+def lex_condition_expression(self: ConditionExpressionParser) -> deque[Any]:
+    """``ConditionExpressionParser._lex_condition_expression`` from the tokens of the text,
+    read once: a token depends on the text alone and is a tuple the later steps replace,
+    never change (``tests/unit/test_moto_fast.py`` parses both ways)."""
+    return deque(condition_tokens(self.condition_expression or ""))
+
+
+#: The validators that look at an UpdateExpression's shape only (its tree, the attribute
+#: names and the table's key attributes): they raise or hand the node back unchanged.
+SHAPE_CHECKS = (ActionCountValidator, OverlappingPathsValidator, UpdateHashRangeKeyValidator)
+MOTO_VALIDATOR_INIT = UpdateExpressionValidator.__init__
+MOTO_VALIDATE = UpdateExpressionValidator.validate
+#: Per parsed tree (kept alive here, so its id is not reused): the names and keys it passed with.
+_SHAPES_PASSED: dict[int, tuple[Any, set[Any]]] = {}
+
+
+def _shape_key(names: dict[str, str] | None, table: Table) -> Any:
+    return (tuple(sorted((names or {}).items())), tuple(table.table_key_attrs))
+
+
+def validator_init(self: UpdateExpressionValidator, expression: Any, *args: Any, **kwargs: Any) -> None:
+    """``UpdateExpressionValidator.__init__``, leaving out the shape checks this tree passed
+    already with the same attribute names and table keys (the parsed tree is shared: see
+    :func:`parsed_update_expression`)."""
+    MOTO_VALIDATOR_INIT(self, expression, *args, **kwargs)
+    key = _shape_key(self.expression_attribute_names, self.table)
+    passed = _SHAPES_PASSED.get(id(expression))
+    if passed is not None and passed[0] is expression and key in passed[1]:
+        self.processors = [p for p in self.processors if not isinstance(p, SHAPE_CHECKS)]
+    self.__dict__["_moto_fast_shape"] = (expression, key)
+
+
+def validate(self: UpdateExpressionValidator) -> Any:
+    """``Validator.validate``, remembering that the tree's shape passed (it raised otherwise)."""
+    node = MOTO_VALIDATE(self)
+    expression, key = self.__dict__["_moto_fast_shape"]
+    _SHAPES_PASSED.setdefault(id(expression), (expression, set()))[1].add(key)
+    return node
+
+
+def replacements() -> list[tuple[Any, str, Any]]:
+    """Every shortcut as (owner, attribute, replacement): what :func:`install` sets, and what
+    ``tests/unit/test_moto_fast.py`` sets and restores to compare an update both ways."""
+    return [
+        (dynamo_type.Item, "__init__", new_item),
+        (Table, "all_items", all_items),
+        (Table, "query", query),
+        (dynamo_type.Item, "project", project),
+        (dynamo_type.DynamoType, "size", value_size),
+        (dynamo_type.DynamoType, "cast_value", property(cast_value)),
+        (UpdateExpressionValidator, "__init__", validator_init),
+        (UpdateExpressionValidator, "validate", validate),
+        (validators, "deepcopy", tree_copy),
+        (UpdateExpressionParser, "make", staticmethod(parsed_update_expression)),
+        (ConditionExpressionParser, "_lex_condition_expression", lex_condition_expression),
+        (DepthFirstTraverser, "nodes_to_be_processed", nodes_to_be_processed),
+        (DepthFirstTraverser, "process", process),
+        (DepthFirstTraverser, "traverse_node_recursively", traverse_node_recursively),
+    ]
+
+
 def install() -> None:
     """Put every shortcut of this module in place of moto's code (in the server process only)."""
     for service in ("dynamodb", "dynamodbstreams"):
         serialize.SERVICE_SPECIFIC_SERIALIZERS.setdefault(service, {})["json"] = ItemsAsIsSerializer
-    dynamo_type.Item.__init__ = new_item  # type: ignore[method-assign]
-    Table.all_items = all_items  # type: ignore[method-assign]
-    Table.query = query  # type: ignore[method-assign]
     backends.list_of_moto_modules = cached_module_list(backends.list_of_moto_modules)
-    UpdateExpressionParser.make = staticmethod(parsed_update_expression)
-    DepthFirstTraverser.nodes_to_be_processed = nodes_to_be_processed
-    DepthFirstTraverser.process = process
+    for owner, name, replacement in replacements():
+        setattr(owner, name, replacement)

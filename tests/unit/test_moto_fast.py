@@ -9,6 +9,7 @@ difference in a pipeline test.
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import random
 from decimal import Decimal
@@ -19,26 +20,33 @@ from boto3.dynamodb.types import Binary, TypeSerializer
 from moto.backends import list_of_moto_modules
 from moto.core.serialize import JSONSerializer, XFormedAttributePicker
 from moto.core.utils import get_service_model
+from moto.dynamodb.comparisons import ConditionExpressionParser
 from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
-from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser
-from moto.dynamodb.parsing.expressions import UpdateExpressionParser
 from moto.dynamodb.responses import DynamoResult
 
 from ops.moto_fast import (
     ITEM_SIZE_LIMIT,
+    MOTO_CAST_VALUE,
+    MOTO_LEX,
     MOTO_MAKE,
+    MOTO_PROJECT,
     MOTO_QUERY,
+    MOTO_SIZE,
     ItemsAsIsSerializer,
     all_items,
     cached_module_list,
+    cast_value,
+    lex_condition_expression,
     new_item,
-    nodes_to_be_processed,
     parsed_update_expression,
-    process,
+    project,
     query,
+    replacements,
+    tree_copy,
+    value_size,
 )
 
 #: One attribute of every DynamoDB type, nested both ways, with the edge values.
@@ -117,6 +125,59 @@ def test_stream_records_serialize_as_moto_does() -> None:
         "dynamodb",
         "dynamodbstreams",
     }
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [
+        [["PK"], ["SK"], ["amount"], ["names"], ["blob"], ["nested"], ["nothing"], ["empty_map"]],
+        [["text"], ["missing"], ["flag"], ["flag"], ["numbers"], ["blobs"], ["ratio"], ["empty_list"]],
+        [],
+        [["nested", "map"], ["amount"]],  # a nested path: moto's own way
+        [["nested", "list[4]", "deep"], ["PK"]],
+    ],
+)
+def test_a_projection_answers_as_moto_does(paths: list[list[str]]) -> None:
+    # GIVEN an item holding every type
+    item = moto_item(EVERY_TYPE)
+    # WHEN it is projected by the shortcut and by moto
+    fast, slow = project(item, paths), MOTO_PROJECT(item, paths)
+    # THEN both give the same keys and the same attributes, in the same wire form
+    assert (fast.hash_key, fast.range_key) == (slow.hash_key, slow.range_key)
+    assert fast.to_json() == slow.to_json()
+    assert dict(fast.attrs) == dict(slow.attrs)
+    assert set(fast.attrs) == {p[0] for p in paths if p[0] in EVERY_TYPE or p[0].startswith("nested")}
+
+
+def every_value() -> list[DynamoType]:
+    """Every attribute of EVERY_TYPE, every member of its nested map and list, and odd sets."""
+    item = moto_item(EVERY_TYPE)
+    values = list(item.attrs.values())
+    nested = item.attrs["nested"]
+    values += list(nested.value.values()) + nested.value["list"].value
+    values += [
+        DynamoType({"SS": ["ü", "", "long" * 50]}),
+        DynamoType({"NS": ["1", "-2.50", "1e10"]}),
+        DynamoType({"NS": [Decimal(3), 4]}),  # members that are not texts
+        DynamoType({"BS": [b"\x00", "YWJj"]}),  # bytes and base64 text mixed
+        DynamoType({"SS": []}),
+        DynamoType({"M": {"raw": {"S": "a map member still in wire form"}}}),
+    ]
+    return values
+
+
+def test_a_value_s_size_is_moto_s() -> None:
+    for value in every_value():
+        assert value_size(value) == MOTO_SIZE(value), value
+    # AND a whole item's size, summed through the shortcut, is moto's
+    item = moto_item(EVERY_TYPE)
+    assert sum(len(k.encode()) + value_size(v) for k, v in item.attrs.items()) == item.size()
+
+
+def test_a_value_s_cast_is_moto_s() -> None:
+    for value in every_value():
+        fast, slow = cast_value(value), MOTO_CAST_VALUE.fget(value)
+        assert fast == slow and type(fast) is type(slow), value
 
 
 def built(attrs: dict[str, Any]) -> Item:
@@ -328,8 +389,14 @@ UPDATE_VALUES = {
 }
 
 
-def updated(expression: str, values: dict[str, Any], *, fast: bool) -> Any:
-    """The item (or the error) an UpdateItem leaves on a fresh table, with or without the shortcuts."""
+#: An attribute the class inherits (restored by deleting the class's own).
+INHERITED = object()
+
+
+def updated(
+    expression: str, values: dict[str, Any], *, fast: bool, names: dict[str, str] | None = None, times: int = 1
+) -> Any:
+    """The item (or the error) UpdateItems leave on a fresh table, with or without the shortcuts."""
     backend = DynamoDBBackend("us-east-1", "123456789012")
     backend.create_table(
         "t",
@@ -346,26 +413,25 @@ def updated(expression: str, values: dict[str, Any], *, fast: bool) -> Any:
         warm_throughput=None,
     )
     backend.put_item("t", {"PK": {"S": "p"}, "removed_txn_ids": {"SS": ["t1", "t9"]}, "total_amount": {"N": "5"}})
-    patches = (
-        (UpdateExpressionParser, "make", staticmethod(parsed_update_expression)),
-        (DepthFirstTraverser, "nodes_to_be_processed", nodes_to_be_processed),
-        (DepthFirstTraverser, "process", process),
-    )
-    saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
+    patches = replacements() if fast else []
+    saved = [(owner, name, vars(owner).get(name, INHERITED)) for owner, name, _ in patches]
     try:
-        if fast:
-            for owner, name, replacement in patches:
-                setattr(owner, name, replacement)
-        kwargs = {"expression_attribute_names": {"#type": "type"}, "expression_attribute_values": values}
-        item = backend.update_item(
-            "t", {"PK": {"S": "p"}}, update_expression=expression, attribute_updates=None, **kwargs
-        )
+        for owner, name, replacement in patches:
+            setattr(owner, name, replacement)
+        kwargs = {"expression_attribute_names": names or {"#type": "type"}, "expression_attribute_values": values}
+        for _ in range(times):
+            item = backend.update_item(
+                "t", {"PK": {"S": "p"}}, update_expression=expression, attribute_updates=None, **kwargs
+            )
         return item.to_json()
     except Exception as error:  # noqa: BLE001 - the error is the answer to compare
         return (type(error).__name__, str(error))
     finally:
-        for owner, name, original in saved:
-            setattr(owner, name, original)
+        for owner, name, original in reversed(saved):
+            if original is INHERITED:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, original)
 
 
 UPDATES = {
@@ -380,6 +446,74 @@ UPDATES = {
 @pytest.mark.parametrize(("expression", "values"), UPDATES.values(), ids=UPDATES.keys())
 def test_an_update_answers_as_moto_does(expression: str, values: dict[str, Any]) -> None:
     assert updated(expression, values, fast=True) == updated(expression, values, fast=False)
+
+
+def test_an_expression_s_shape_checked_once_is_still_checked_for_other_names() -> None:
+    # GIVEN an expression whose shape passed with one set of attribute names (twice, so the
+    # second update skipped the shape checks)
+    expression = "SET #a = :type, #b = :now"
+    assert isinstance(updated(expression, UPDATE_VALUES, fast=True, names={"#a": "x", "#b": "y"}, times=2), dict)
+    # WHEN the same text comes with names that update the key, or overlap
+    for names in ({"#a": "PK", "#b": "y"}, {"#a": "x", "#b": "x"}):
+        fast = updated(expression, UPDATE_VALUES, fast=True, names=names)
+        # THEN it is refused exactly as moto refuses it
+        assert fast == updated(expression, UPDATE_VALUES, fast=False, names=names)
+        assert isinstance(fast, tuple), names
+
+
+def test_repeated_updates_leave_what_moto_leaves() -> None:
+    assert updated(SUMMARY_UPDATE, UPDATE_VALUES, fast=True, times=3) == updated(
+        SUMMARY_UPDATE, UPDATE_VALUES, fast=False, times=3
+    )
+
+
+CONDITIONS = [
+    "attribute_not_exists(#contribution) AND (attribute_not_exists(PK) OR user_id = :user)",
+    "(attribute_not_exists(added_txn_ids) OR size(added_txn_ids) <= :room)",
+    "a.b[1] BETWEEN :lo AND :hi OR NOT begins_with(#n, :p) AND c IN (:x, :y)",
+    "x<>:y",
+]
+
+
+@pytest.mark.parametrize("condition", CONDITIONS)
+def test_a_condition_is_split_into_moto_s_tokens_every_time(condition: str) -> None:
+    parser = ConditionExpressionParser(condition, {"#n": "n", "#contribution": "c"}, {})
+    expected = list(MOTO_LEX(parser))
+    assert list(lex_condition_expression(parser)) == expected
+    assert list(lex_condition_expression(parser)) == expected  # the second time from the tokens kept
+
+
+def test_a_condition_moto_cannot_split_fails_the_same_way_every_time() -> None:
+    parser = ConditionExpressionParser("a = :b ; drop", None, None)
+    with pytest.raises(ValueError, match="Cannot parse condition") as slow:
+        MOTO_LEX(parser)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="Cannot parse condition") as fast:
+            lex_condition_expression(parser)
+        assert str(fast.value) == str(slow.value)
+
+
+def linked(a: Any, b: Any, seen_a: dict[int, int], seen_b: dict[int, int]) -> bool:
+    """Whether two object graphs are the same: the same types, values and links (parents too)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(linked(x, y, seen_a, seen_b) for x, y in zip(a, b, strict=True))
+    if not hasattr(a, "__dict__"):
+        return bool(a == b)
+    if id(a) in seen_a or id(b) in seen_b:
+        return seen_a.get(id(a)) == seen_b.get(id(b))
+    seen_a[id(a)] = seen_b[id(b)] = len(seen_a)
+    return vars(a).keys() == vars(b).keys() and all(linked(vars(a)[k], vars(b)[k], seen_a, seen_b) for k in vars(a))
+
+
+def test_a_tree_copy_is_the_same_graph_as_moto_s_deepcopy() -> None:
+    parsed = MOTO_MAKE("SET a.b[2] = if_not_exists(c, :x) + :y, d = list_append(e, :z) REMOVE f[1] " + "ADD g :n")
+    fast, slow = tree_copy(parsed), copy.deepcopy(parsed)
+    assert fast is not parsed and linked(fast, slow, {}, {})
+    # AND anything that is not a tree is deep-copied as before
+    value = DynamoType({"L": [{"S": "x"}]})
+    assert tree_copy(value).to_json() == value.to_json() and tree_copy(value) is not value
 
 
 def test_a_parsed_update_expression_is_reused_and_never_changed_by_an_update() -> None:

@@ -337,6 +337,9 @@ class Settings:
     sync_loop_stale_seconds: int = 3600
     #: Updates asked for per ``/transactions/sync`` page (Plaid allows 1..500).
     sync_page_size: int = 500
+    #: Transactions asked for per ``/transactions/get`` page (Plaid allows 1..500). Smaller pages
+    #: cost each miner invocation less time (the SDK parses every page) at more requests.
+    transactions_page_size: int = 500
     #: Live balance refreshes (billed by Plaid per call) a user may make per window.
     balance_refresh_limit: int = 10
     balance_refresh_window_seconds: int = 3600
@@ -427,6 +430,7 @@ def load_settings() -> Settings:
         new_item_mining_mode=_choice("NEW_ITEM_MINING_MODE", "GET", MINING_MODES),
         sync_loop_stale_seconds=_whole("SYNC_LOOP_STALE_SECONDS", 3600, minimum=60),
         sync_page_size=_page_size("SYNC_PAGE_SIZE", 500),
+        transactions_page_size=_page_size("TRANSACTIONS_PAGE_SIZE", 500),
         summaries_enabled=_env_bool("SUMMARIES_ENABLED", True),
         summary_id_limit=_summary_id_limit(),
         pave_poll_delay_seconds=_optional_delay("PAVE_POLL_DELAY_SECONDS"),

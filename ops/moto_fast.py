@@ -355,44 +355,54 @@ def process(self: DepthFirstTraverser, node: Any) -> Any:
 _NODE_CLASSES: dict[type, bool] = {}
 
 
-def _is_node(value: Any) -> bool:
-    kind = type(value)
-    known = _NODE_CLASSES.get(kind)
-    if known is None:
-        known = _NODE_CLASSES[kind] = isinstance(value, Node)
-    return known
-
-
-def processor_for(traverser: DepthFirstTraverser, node: Any) -> Callable[[Any], Any] | None:
-    """What ``process`` would call for ``node`` (None: its class is not processed), per class."""
+def _processors_by_class(traverser: DepthFirstTraverser) -> dict[type, Callable[[Any], Any] | None]:
+    """Per node class, what ``process`` would call (None: the class is not processed), filled
+    in as classes are met."""
     by_class = traverser.__dict__.get("_moto_fast_by_class")
     if by_class is None:
         by_class = traverser.__dict__["_moto_fast_by_class"] = {}
-    kind = type(node)
-    if kind not in by_class:
-        by_class[kind] = next((p for cls, p in processing(traverser)[0] if isinstance(node, cls)), None)
-    return by_class[kind]  # type: ignore[no-any-return]
+    return by_class  # type: ignore[no-any-return]
+
+
+MOTO_HOOK = DepthFirstTraverser.pre_processing_of_child
 
 
 def traverse_node_recursively(self: DepthFirstTraverser, node: Any, child_id: int = -1) -> Any:
     """``DepthFirstTraverser.traverse_node_recursively`` with the class checks looked up once.
 
-    The same walk: children first (each after its ``pre_processing_of_child`` hook), then
-    the node itself when a processor takes its class, the result put in the node's place.
+    The same walk: children first (each after its ``pre_processing_of_child`` hook, skipped
+    where it is the base class's, which does nothing), then the node itself when a processor
+    takes its class, the result put in the node's place.
     """
-    if _is_node(node):
+    processors = _processors_by_class(self)
+    hook = None if type(self).pre_processing_of_child is MOTO_HOOK else self.pre_processing_of_child
+
+    def walk(node: Any, child_id: int) -> Any:
+        kind = type(node)
+        is_node = _NODE_CLASSES.get(kind)
+        if is_node is None:
+            is_node = _NODE_CLASSES[kind] = isinstance(node, Node)
+        if not is_node:
+            return node
         parent_node = node.parent
-        if node.children is not None:
-            for i, child_node in enumerate(node.children):
-                self.pre_processing_of_child(node, i)
-                self.traverse_node_recursively(child_node, i)
-        processor = processor_for(self, node)
+        children = node.children
+        if children is not None:
+            for i, child_node in enumerate(children):
+                if hook is not None:
+                    hook(node, i)
+                walk(child_node, i)
+        if kind in processors:
+            processor = processors[kind]
+        else:
+            processor = processors[kind] = next((p for cls, p in processing(self)[0] if isinstance(node, cls)), None)
         if processor is not None:
             node = processor(node)
             node.parent = parent_node
             if parent_node:
                 parent_node.children[child_id] = node
-    return node
+        return node
+
+    return walk(node, child_id)
 
 
 def tree_copy(value: Any) -> Any:

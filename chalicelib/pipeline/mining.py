@@ -2,8 +2,9 @@
 
 The miner takes the first step for a webhook; the throttle-miner takes every later one
 from a MineRequest on the throttle queue, whose 30-second delivery delay spaces the pages.
-A page is the last when ``total - offset <= 500``. Records of one item share its id as the
-partition key, so its pages and removals reach the refiner in order.
+A page holds up to ``TRANSACTIONS_PAGE_SIZE`` transactions (500 by default) and is the last
+when ``total - offset`` fits in it. Records of one item share its id as the partition key, so
+its pages and removals reach the refiner in order.
 """
 
 from __future__ import annotations
@@ -17,9 +18,6 @@ from chalicelib.pipeline.decisions.miner import page_plan
 from chalicelib.pipeline.effects import Effects
 from chalicelib.pipeline.messages import MineRequest, PageRecord, encode_page_record
 from chalicelib.settings import get_settings
-
-PAGE_SIZE = 500
-
 
 @dataclass(frozen=True)
 class ItemRef:
@@ -42,10 +40,11 @@ class PageOutcome:
 
 def mine_page(item: ItemRef, start: date, end: date, offset: int, mine_id: str, fx: Effects) -> PageOutcome:
     """Fetch one page at ``offset``, publish it, and queue the next request if more remain."""
-    response = fx.plaid.transactions_get(item.access_token, start, end, offset=offset, count=PAGE_SIZE)
+    page_size = get_settings().transactions_page_size
+    response = fx.plaid.transactions_get(item.access_token, start, end, offset=offset, count=page_size)
     txns = response.get("transactions") or []
     total = int(response.get("total_transactions") or 0)
-    last_page, next_offset = page_plan(total, offset, len(txns), PAGE_SIZE)
+    last_page, next_offset = page_plan(total, offset, len(txns), page_size)
     accounts: list[dict[str, Any]] = response.get("accounts") or []
     page = {
         "accounts": accounts,

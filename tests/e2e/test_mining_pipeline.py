@@ -1,7 +1,12 @@
-"""End to end: a webhook signed by the fake Plaid, POSTed over HTTP, mined and refined."""
+"""End to end: a webhook signed by the fake Plaid, POSTed over HTTP, mined and refined.
+
+Plaid pages hold 100 transactions here (``TRANSACTIONS_PAGE_SIZE``; 500 in production), so a
+few hundred transactions make the same multi-page mines at a fifth of the writes.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -18,6 +23,13 @@ from ops.runtime import EventRuntime
 from tests.e2e.conftest import link_item, new_runtime
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+PAGE_SIZE = 100
+
+
+@pytest.fixture(autouse=True)
+def small_pages(override_settings: Callable[..., None]) -> None:
+    override_settings(TRANSACTIONS_PAGE_SIZE=str(PAGE_SIZE))
 
 
 def webhook(fake: FakeItem, code: str, **extra: Any) -> dict[str, Any]:
@@ -49,13 +61,13 @@ def in_window(fake: FakeItem, days: int) -> list[dict[str, Any]]:
 def test_a_signed_webhook_is_mined_and_refined_into_rows(
     app_url: str, fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
 ) -> None:
-    # GIVEN an item with 1,100 transactions in the last 170 days, linked for the user
-    fake = link_item(fake_plaid, user_id, transaction_count=1100, history_days=170, loans=False)
+    # GIVEN an item with 230 transactions in the last 170 days, linked for the user
+    fake = link_item(fake_plaid, user_id, transaction_count=230, history_days=170, loans=False)
     expected = in_window(fake, 180)
-    assert len(expected) > 1000, "three pages of up to 500"
+    assert len(expected) > 2 * PAGE_SIZE, "three pages"
 
     # WHEN Plaid sends a signed HISTORICAL_UPDATE to the app over HTTP and the pipeline runs
-    delivery = fake_plaid.send_webhook(f"{app_url}/v1/plaid", webhook(fake, "HISTORICAL_UPDATE", new_transactions=1100))
+    delivery = fake_plaid.send_webhook(f"{app_url}/v1/plaid", webhook(fake, "HISTORICAL_UPDATE", new_transactions=230))
     assert delivery.status == 200, delivery
     result = runtime.drain(timeout=120)
 
@@ -82,13 +94,15 @@ def test_a_signed_webhook_is_mined_and_refined_into_rows(
     [info] = webhook_info.transaction_webhooks(fake.item_id)
     assert info.webhook_code == "HISTORICAL_UPDATE" and info.source == "PLAID"
     assert info.update_info is not None and info.update_info.total_transactions == len(expected)
-    # AND Plaid was asked for three pages at offsets 0, 500, 1000
-    offsets = [
-        c.body["options"]["offset"]
-        for c in fake_plaid.calls("/transactions/get")
-        if c.body["access_token"] == fake.access_token
+    # AND Plaid was asked for three pages of 100 at offsets 0, 100, 200
+    pages = [
+        c.body["options"] for c in fake_plaid.calls("/transactions/get") if c.body["access_token"] == fake.access_token
     ]
-    assert offsets == [0, 500, 1000]
+    assert [(p["offset"], p["count"]) for p in pages] == [
+        (0, PAGE_SIZE),
+        (PAGE_SIZE, PAGE_SIZE),
+        (2 * PAGE_SIZE, PAGE_SIZE),
+    ]
 
     # WHEN Plaid then removes two of them
     gone = [expected[0]["transaction_id"], expected[-1]["transaction_id"]]
@@ -103,7 +117,7 @@ def test_a_signed_webhook_is_mined_and_refined_into_rows(
     listed: set[str] = set()
     cursor = None
     while True:
-        page = transactions.list_transactions(user_id, limit=500, cursor=cursor)
+        page = transactions.list_transactions(user_id, limit=PAGE_SIZE, cursor=cursor)
         listed |= {t.txn_id for t in page.transactions}
         if not (cursor := page.cursor):
             break
@@ -117,11 +131,11 @@ def test_duplicate_shuffled_delivery_leaves_the_same_rows(
     app_url: str, fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
 ) -> None:
     # GIVEN an item mined once with ordinary delivery
-    fake = link_item(fake_plaid, user_id, transaction_count=520, history_days=170, loans=False)
+    fake = link_item(fake_plaid, user_id, transaction_count=PAGE_SIZE + 30, history_days=170, loans=False)
     assert fake_plaid.send_webhook(f"{app_url}/v1/plaid", webhook(fake, "HISTORICAL_UPDATE")).status == 200
     runtime.drain(timeout=120)
     once = comparable(stored_rows(user_id))
-    assert len(once) > 520
+    assert len(once) > PAGE_SIZE + 30
 
     # WHEN the same webhook is mined again with every batch delivered twice, SQS batches shuffled
     noisy = new_runtime(duplicate_delivery=True, shuffle=True, seed=7)

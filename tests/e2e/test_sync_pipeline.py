@@ -1,8 +1,13 @@
 """End to end, an item mined by ``/transactions/sync``: signed webhooks over HTTP, the event runtime
-delivering the queues and the stream to the app's handlers, the fake Plaid's cursors."""
+delivering the queues and the stream to the app's handlers, the fake Plaid's cursors.
+
+Sync pages hold 100 updates here (``SYNC_PAGE_SIZE``; 500 in production), so 230 transactions
+make the same three-page loop at a fifth of the writes.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,13 +23,20 @@ from tests.e2e.conftest import link_item, new_runtime
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
+PAGE_SIZE = 100
+
+
+@pytest.fixture(autouse=True)
+def small_pages(override_settings: Callable[..., None]) -> None:
+    override_settings(SYNC_PAGE_SIZE=str(PAGE_SIZE))
+
 
 def live_rows(user_id: str) -> dict[str, int]:
     """The user's listed transactions: id -> amount in cents."""
     rows: dict[str, int] = {}
     cursor = None
     while True:
-        page = transactions.list_transactions(user_id, limit=500, cursor=cursor)
+        page = transactions.list_transactions(user_id, limit=PAGE_SIZE, cursor=cursor)
         rows |= {t.txn_id: t.amount for t in page.transactions}
         if not (cursor := page.cursor):
             return rows
@@ -41,8 +53,8 @@ def sync_calls(plaid: FakePlaid, fake: FakeItem) -> list[dict[str, Any]]:
 def test_a_sync_item_is_mined_page_by_page_and_kept_current(
     app_url: str, fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str, event_capture: Capture
 ) -> None:
-    # GIVEN an item mined by sync, with 1,100 transactions (three pages of 500)
-    fake = link_item(fake_plaid, user_id, mining_mode=MiningMode.SYNC, transaction_count=1100, loans=False)
+    # GIVEN an item mined by sync, with 230 transactions (three pages of 100)
+    fake = link_item(fake_plaid, user_id, mining_mode=MiningMode.SYNC, transaction_count=230, loans=False)
     event_capture.drain()
 
     # WHEN Plaid sends a signed INITIAL_UPDATE and the pipeline runs
@@ -84,8 +96,8 @@ def test_a_sync_item_is_mined_page_by_page_and_kept_current(
 def test_duplicate_delivery_of_every_step_leaves_the_same_rows_and_one_commit(
     app_url: str, fake_plaid: FakePlaid, runtime: EventRuntime, user_id: str
 ) -> None:
-    # GIVEN a sync item of 1,100 transactions, mined with every message and record delivered twice
-    fake = link_item(fake_plaid, user_id, mining_mode=MiningMode.SYNC, transaction_count=1100, loans=False)
+    # GIVEN a sync item of 230 transactions (three pages), mined with every message and record delivered twice
+    fake = link_item(fake_plaid, user_id, mining_mode=MiningMode.SYNC, transaction_count=230, loans=False)
     noisy = new_runtime(duplicate_delivery=True, shuffle=True, seed=11)
     # WHEN its HISTORICAL_UPDATE is mined
     assert (

@@ -203,6 +203,9 @@ def test_prods_configuration_names_the_public_services_urls() -> None:
         ("SUMMARIES_ENABLED", "sometimes"),
         ("SUMMARY_ID_LIMIT", "1001"),
         ("SUMMARY_ID_LIMIT", "-1"),
+        ("TRANSACTIONS_PAGE_SIZE", "501"),
+        ("TRANSACTIONS_PAGE_SIZE", "0"),
+        ("SYNC_PAGE_SIZE", "501"),
     ],
 )
 def test_malformed_settings_fail_loudly(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:

@@ -8,6 +8,11 @@ The loop's rules case by case (which pull starts, joins or takes over a loop; wh
 resends or stops; what a refused page does) and which webhooks pull for which items are unit
 tests: tests/unit/test_sync_decisions.py and tests/unit/test_miner_handlers.py. Here, each
 behaviour runs once against the real tables, stream, queue and fake Plaid.
+
+Monthly summaries are off here (``SUMMARIES_ENABLED``): the loop's rules do not depend on them,
+and each refined page would otherwise cost a transaction per forty summary rows. Sync mining
+with summaries on, every step delivered twice, is tests/e2e/test_sync_pipeline.py; summaries
+counting each transaction once under redelivery is tests/pipeline/test_summaries.py.
 """
 
 from __future__ import annotations
@@ -37,6 +42,11 @@ from tests.pipeline.sync_support import (
 )
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(autouse=True)
+def summaries_off(override_settings: Callable[..., None]) -> None:
+    override_settings(SUMMARIES_ENABLED="false")
 
 
 def sync_calls(plaid: FakePlaid, fake: FakeItem) -> list[dict[str, Any]]:

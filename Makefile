@@ -17,10 +17,11 @@ $(STAMP): requirements.txt requirements-dev.txt
 run: $(STAMP)
 	$(BIN)/python -m ops.run $(ARGS)
 
-# Two workers (pytest-xdist), each with its own moto server; tests that package the repository
-# share one worker (their xdist_group), so Chalice builds its layer once.
+# Three workers (pytest-xdist) on this project's two-core machines, each with its own moto server:
+# a third worker runs while the others wait on visibility timeouts, retries and servers. Tests
+# that package the repository share one worker (their xdist_group), so Chalice builds its layer once.
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 3 --dist loadgroup
 
 # Opt-in: the integration tests against a running LocalStack (LOCALSTACK_HOST, default localhost:4566).
 test-localstack: $(STAMP)

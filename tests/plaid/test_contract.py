@@ -107,13 +107,15 @@ def call_item_get(sdk: Any, fake: FakePlaid) -> None:
 
 
 def call_transactions_get(sdk: Any, fake: FakePlaid) -> None:
-    # GIVEN an Item with 700 transactions, long texts, pending, linked and unofficial-currency rows
-    item = new_item(fake, transaction_count=700, seed=1, long_text_length=300, unofficial_currency_every=150)
+    # GIVEN an Item with 250 transactions, long texts, pending, linked and unofficial-currency rows
+    item = new_item(
+        fake, transaction_count=250, history_days=240, seed=1, long_text_length=300, unofficial_currency_every=50
+    )
     stored = fake.item(item.access_token).transactions
     start, end = history(item)
     assert any(t["pending"] for t in stored) and any(t["pending_transaction_id"] for t in stored)
     assert any(t["iso_currency_code"] is None and t["unofficial_currency_code"] for t in stored)
-    pages = [(500, 0, True), (500, 500, True), (100, 0, False)]
+    pages = [(500, 0, True), (100, 200, True), (100, 0, False)]  # the largest page Plaid allows, a last one
     for count, offset, include in pages:
         # WHEN every page is parsed by the SDK, with and without the optional fields
         options = TransactionsGetRequestOptions(
@@ -127,8 +129,8 @@ def call_transactions_get(sdk: Any, fake: FakePlaid) -> None:
             _request_timeout=TIMEOUT,
         )
         # THEN it parses, and paging adds up
-        assert response.total_transactions == 700
-        assert len(response.transactions) == min(count, 700 - offset)
+        assert response.total_transactions == 250
+        assert len(response.transactions) == min(count, 250 - offset)
         assert len(response.accounts) == 5
 
 
@@ -148,19 +150,21 @@ def _sync(sdk: Any, access_token: str, cursor: str | None, count: int = 500) -> 
 
 
 def call_transactions_sync(sdk: Any, fake: FakePlaid) -> None:
-    # GIVEN an Item with 700 transactions (long texts, pending, linked and unofficial-currency rows)
-    item = new_item(fake, transaction_count=700, seed=2, long_text_length=300, unofficial_currency_every=150)
-    # WHEN its whole history is synced 300 at a time, every page parsed by the SDK
+    # GIVEN an Item with 250 transactions (long texts, pending, linked and unofficial-currency rows)
+    item = new_item(
+        fake, transaction_count=250, history_days=240, seed=2, long_text_length=300, unofficial_currency_every=50
+    )
+    # WHEN its whole history is synced 100 at a time, every page parsed by the SDK
     cursor, added, pages = None, 0, 0
     while True:
-        response = _sync(sdk, item.access_token, cursor, count=300)
+        response = _sync(sdk, item.access_token, cursor, count=100)
         added += len(response.added)
         pages += 1
         cursor = response.next_cursor
         if not response.has_more:
             break
     # THEN three pages add up to every transaction, and the cursor is Plaid-sized
-    assert (pages, added) == (3, 700)
+    assert (pages, added) == (3, 250)
     assert response.transactions_update_status.value == "HISTORICAL_UPDATE_COMPLETE"
     assert len(response.accounts) == 5 and len(cursor) <= 256
     # AND after modifications, removals, posted pending rows and new ones, the next sync carries each kind

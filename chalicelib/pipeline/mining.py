@@ -19,6 +19,7 @@ from chalicelib.pipeline.effects import Effects
 from chalicelib.pipeline.messages import MineRequest, PageRecord, encode_page_record
 from chalicelib.settings import get_settings
 
+
 @dataclass(frozen=True)
 class ItemRef:
     """What a mine needs of an ITEM row (the access token never leaves this path)."""

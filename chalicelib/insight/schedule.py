@@ -666,31 +666,22 @@ def fit(
     ``prior`` (if given) adds its own penalty.
     Fewer than two distinct days fit nothing.
     """
-    hi = end.toordinal()
-    observed = sorted({d.toordinal() for d in days if d <= end and (start is None or d >= start)})
+    observed, lo, hi = _window(days, end, start, tolerance)
     if len(observed) < 2:
         return []
-    lo = observed[0] - tolerance
-    if start is not None:
-        lo = max(lo, start.toordinal())
     chosen = set(cadences) if cadences is not None else plausible_cadences([date.fromordinal(o) for o in observed])
     variants = [(r, s) for r in rolls for s in shifts if not (r is Roll.NONE and s)]
-    _load_span(lo - 20, hi + 400)
 
     def penalty(schedule: Schedule) -> float:
         cost = _default_prior(schedule) + 0.004 * (schedule.roll is not default_roll) + 0.001 * abs(schedule.shift)
         return cost + (prior(schedule) if prior is not None else 0.0)
 
-    scored: list[_Scored] = []
-    for cadence in sorted(chosen):
-        for schedule, cost in _candidates(cadence, observed, variants, keep, penalty):
-            nominal = schedule._nominal(lo - _NOMINAL_BEFORE - 3, hi + 10)
-            expected = _posting(nominal, schedule.roll, schedule.shift, lo, hi)
-            result = _score(schedule, expected, observed, hi, tolerance, cost)
-            if result is not None:
-                scored.append(result)
-    scored.sort(key=lambda s: (-round(s.score, 9), _order(s.schedule)))
-    return [_to_fit(s, observed, hi, tolerance) for s in scored[:limit]]
+    candidates = (
+        (schedule, cost)
+        for cadence in sorted(chosen)
+        for schedule, cost in _candidates(cadence, observed, variants, keep, penalty)
+    )
+    return _ranked(candidates, observed, lo, hi, tolerance, limit)
 
 
 def fit_schedules(
@@ -699,23 +690,43 @@ def fit_schedules(
     """How well each of ``schedules`` explains ``days``, best first (as :func:`fit` scores them,
     without a prior): for a payer whose schedule is published, so that even one observation
     can be scored against the few schedules it may follow."""
-    hi = end.toordinal()
-    observed = sorted({d.toordinal() for d in days if d <= end and (start is None or d >= start)})
+    observed, lo, hi = _window(days, end, start, tolerance)
     if not observed:
         return []
-    lo = observed[0] - tolerance
+    return _ranked(((schedule, 0.0) for schedule in schedules), observed, lo, hi, tolerance)
+
+
+def _window(days: Iterable[date], end: date, start: date | None, tolerance: int) -> tuple[list[int], int, int]:
+    """The observed days (ordinals, from ``start`` to ``end``) and the span scored: from
+    ``tolerance`` days before the first of them (not before ``start``) to ``end``."""
+    hi = end.toordinal()
+    observed = sorted({d.toordinal() for d in days if d <= end and (start is None or d >= start)})
+    lo = observed[0] - tolerance if observed else hi
     if start is not None:
         lo = max(lo, start.toordinal())
+    return observed, lo, hi
+
+
+def _ranked(
+    candidates: Iterable[tuple[Schedule, float]],
+    observed: list[int],
+    lo: int,
+    hi: int,
+    tolerance: int,
+    limit: int | None = None,
+) -> list[Fit]:
+    """The best ``limit`` (default all) of the candidate schedules (each with its cost), scored
+    against ``observed`` over ``lo..hi``, best first."""
     _load_span(lo - 20, hi + 400)
-    scored = []
-    for schedule in schedules:
+    scored: list[_Scored] = []
+    for schedule, cost in candidates:
         nominal = schedule._nominal(lo - _NOMINAL_BEFORE - 3, hi + 10)
         expected = _posting(nominal, schedule.roll, schedule.shift, lo, hi)
-        result = _score(schedule, expected, observed, hi, tolerance, 0.0)
+        result = _score(schedule, expected, observed, hi, tolerance, cost)
         if result is not None:
             scored.append(result)
     scored.sort(key=lambda s: (-round(s.score, 9), _order(s.schedule)))
-    return [_to_fit(s, observed, hi, tolerance) for s in scored]
+    return [_to_fit(s, observed, hi, tolerance) for s in scored[:limit]]
 
 
 def business_days_between(first: date, second: date) -> int:

@@ -67,6 +67,8 @@ from moto.dynamodb.parsing.validators import (
 _STRINGS = frozenset({"S", "N"})
 _STRING_SETS = frozenset({"SS", "NS"})
 _AS_IS = frozenset({"NULL", "BOOL"})
+#: Sets whose members are sized and cast as they are stored (numbers are not).
+_MEMBER_SETS = frozenset({"SS", "BS"})
 
 
 class ItemsAsIsSerializer(serialize.JSONSerializer):
@@ -171,9 +173,6 @@ def value_size(self: dynamo_type.DynamoType) -> int:
     if kind == "M":
         return sum(bytesize(name) + _as_value(member).size() for name, member in value.items())
     return _scalar_size(value)
-
-
-_MEMBER_SETS = frozenset({"SS", "BS"})
 
 
 def _as_value(member: Any) -> dynamo_type.DynamoType:
@@ -342,12 +341,15 @@ def nodes_to_be_processed(self: DepthFirstTraverser) -> tuple[type, ...]:
     return processing(self)[1]
 
 
+def first_processor(traverser: DepthFirstTraverser, node: Any) -> Callable[[Any], Any] | None:
+    """The processor of the first class in the traverser's map that ``node`` is an instance of."""
+    return next((processor for cls, processor in processing(traverser)[0] if isinstance(node, cls)), None)
+
+
 def process(self: DepthFirstTraverser, node: Any) -> Any:
     """``DepthFirstTraverser.process`` from the map built once: the first class that matches."""
-    for node_class, processor in processing(self)[0]:
-        if isinstance(node, node_class):
-            return processor(node)
-    return None
+    processor = first_processor(self, node)
+    return processor(node) if processor is not None else None
 
 
 #: Per class: whether its objects are parse-tree nodes (moto registers no virtual subclasses,
@@ -394,7 +396,7 @@ def traverse_node_recursively(self: DepthFirstTraverser, node: Any, child_id: in
         if kind in processors:
             processor = processors[kind]
         else:
-            processor = processors[kind] = next((p for cls, p in processing(self)[0] if isinstance(node, cls)), None)
+            processor = processors[kind] = first_processor(self, node)
         if processor is not None:
             node = processor(node)
             node.parent = parent_node

@@ -11,7 +11,8 @@ OUT ?= out
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q 'pip<26.3'
-	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	$(BIN)/python -m pip wheel -q --no-deps --wheel-dir $(VENV)/wheels -r requirements.txt
+	$(BIN)/python -m pip install -q --find-links $(VENV)/wheels -r requirements-dev.txt
 	touch $(STAMP)
 
 run: $(STAMP)

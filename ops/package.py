@@ -183,7 +183,8 @@ def package(out: Path, stage: str, project_dir: Path = ROOT) -> Path:
     layer_cache.restore(project_dir)
     with stage_environment(stage, project_dir) as env:
         # Chalice imports app.py too, and insists on a region (the template says ${AWS::Region}).
-        result = subprocess.run(command, env={"AWS_DEFAULT_REGION": "us-east-1", **env}, check=False)
+        chalice_env = layer_cache.pip_environment({"AWS_DEFAULT_REGION": "us-east-1", **env})
+        result = subprocess.run(command, env=chalice_env, check=False)
     sam = out / "sam.json"
     if result.returncode != 0:
         raise PackageError(f"chalice package exited with {result.returncode}")

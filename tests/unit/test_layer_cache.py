@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import sys
 import zipfile
 from pathlib import Path
 
@@ -87,3 +88,31 @@ def test_a_layer_cut_short_is_never_kept(tmp_path: Path, cache: Path) -> None:
     # WHEN kept THEN nothing reaches the cache, so no later clone restores it
     assert layer_cache.keep(cut) == []
     assert layer_cache.restore(project(tmp_path / "next", "a==1\n")) == []
+
+
+def test_chalice_s_pip_is_shown_the_wheelhouse_besides_the_user_s_links(tmp_path: Path) -> None:
+    # GIVEN the wheelhouse make built, and a user who has find-links of their own
+    wheelhouse = tmp_path / "wheels"
+    wheelhouse.mkdir()
+    env = {"PATH": "/bin", "PIP_FIND_LINKS": "/srv/wheels"}
+    # WHEN the package command prepares the environment of chalice's pip
+    prepared = layer_cache.pip_environment(env, wheelhouse)
+    # THEN pip looks in both, and the caller's environment is left as it was
+    assert prepared == {"PATH": "/bin", "PIP_FIND_LINKS": f"/srv/wheels {wheelhouse}"}
+    assert env["PIP_FIND_LINKS"] == "/srv/wheels"
+    assert layer_cache.pip_environment({}, wheelhouse) == {"PIP_FIND_LINKS": str(wheelhouse)}
+
+
+def test_without_a_wheelhouse_pip_finds_what_it_always_did(tmp_path: Path) -> None:
+    assert layer_cache.pip_environment({"PATH": "/bin"}, tmp_path / "absent") == {"PATH": "/bin"}
+
+
+def test_make_installs_from_the_wheelhouse_the_package_command_shows_chalice() -> None:
+    # GIVEN the Makefile's install step and the running environment (make's venv)
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    install = makefile.split("$(STAMP):", 1)[1].split("\n\n", 1)[0]
+    # THEN it builds requirements.txt's wheels into <venv>/wheels and installs from there
+    assert "pip wheel -q --no-deps --wheel-dir $(VENV)/wheels -r requirements.txt" in install
+    assert "--find-links $(VENV)/wheels" in install
+    assert layer_cache.WHEELHOUSE.name == "wheels"
+    assert layer_cache.WHEELHOUSE.parent == Path(sys.prefix)

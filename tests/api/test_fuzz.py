@@ -45,7 +45,7 @@ CONFIG = SchemathesisConfig.from_dict(
 schema = schemathesis.openapi.from_path(OPENAPI, config=CONFIG)
 
 
-@schema.auth(refresh_interval=None, retry_on=[])
+@schema.auth(retry_on=[])
 class ServiceToken:
     """Credentials schemathesis knows about, so it can also drop them to test 401s."""
 

@@ -1,4 +1,4 @@
-"""moto's DynamoDB, and its request routing, without the costs that grow with the data.
+"""moto's DynamoDB, SQS queue attributes and request routing, without the costs that grow with the data.
 
 Most of the local stack's CPU in the test suite went to a few moto paths whose cost grows
 with item size or with everything the session has stored. :func:`install` (called by
@@ -36,7 +36,9 @@ with item size or with everything the session has stored. :func:`install` (calle
   are read, never changed, by the parser's later steps);
 * the checks of an UpdateExpression's shape alone (one clause of each kind, no overlapping
   paths, no key attribute updated) run once per text, attribute names and table keys, not
-  at every update: their answer depends on nothing else.
+  at every update: their answer depends on nothing else;
+* SQS GetQueueAttributes computes a queue's attributes once per call, not once or twice per
+  name asked, and each attribute's name is converted once per process.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from typing import Any
 
 from moto import backends
 from moto.core import serialize
+from moto.core.utils import camelcase_to_underscores
 from moto.dynamodb.comparisons import ConditionExpressionParser
 from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import dynamo_type
@@ -68,6 +71,8 @@ from moto.dynamodb.parsing.validators import (
     UpdateExpressionValidator,
     UpdateHashRangeKeyValidator,
 )
+from moto.sqs import models as sqs_models
+from moto.sqs.exceptions import InvalidAttributeName
 
 _STRINGS = frozenset({"S", "N"})
 _STRING_SETS = frozenset({"SS", "NS"})
@@ -607,6 +612,35 @@ def validate(self: UpdateExpressionValidator) -> Any:
     return node
 
 
+MOTO_GET_QUEUE_ATTRIBUTES = sqs_models.SQSBackend.get_queue_attributes
+
+
+def get_queue_attributes(self: sqs_models.SQSBackend, queue_name: str, attribute_names: list[str]) -> dict[str, Any]:
+    """``SQSBackend.get_queue_attributes`` reading ``queue.attributes`` once.
+
+    That property recomputes every attribute (counting the queue's messages three times);
+    moto reads it once per name asked and twice more per name kept. The same names are
+    checked and refused the same way, and the same attributes kept in the same order: all of
+    them for "All", otherwise the names asked whose value is not None.
+    """
+    queue = self.get_queue(queue_name)
+    if not attribute_names:
+        return {}
+    valid_names = ["All", *queue.BASE_ATTRIBUTES, *queue.FIFO_ATTRIBUTES, *queue.KMS_ATTRIBUTES]
+    invalid_name = next((name for name in attribute_names if name not in valid_names), None)
+    if invalid_name is not None:  # moto: ``invalid_name or invalid_name == ""``
+        raise InvalidAttributeName(invalid_name)
+    attributes: dict[str, Any] = queue.attributes
+    if "All" in attribute_names:
+        return attributes
+    return {name: attributes[name] for name in attribute_names if attributes.get(name) is not None}
+
+
+#: ``camelcase_to_underscores`` for moto's SQS models, once per name: ``Queue.attributes``
+#: converts each attribute's name, every time it is read.
+underscored = lru_cache(maxsize=1024)(camelcase_to_underscores)
+
+
 def replacements() -> list[tuple[Any, str, Any]]:
     """Every shortcut as (owner, attribute, replacement): what :func:`install` sets, and what
     ``tests/unit/test_moto_fast.py`` sets and restores to compare an update both ways."""
@@ -626,6 +660,8 @@ def replacements() -> list[tuple[Any, str, Any]]:
         (DepthFirstTraverser, "nodes_to_be_processed", nodes_to_be_processed),
         (DepthFirstTraverser, "process", process),
         (DepthFirstTraverser, "traverse_node_recursively", traverse_node_recursively),
+        (sqs_models.SQSBackend, "get_queue_attributes", get_queue_attributes),
+        (sqs_models, "camelcase_to_underscores", underscored),
     ]
 
 

@@ -2,7 +2,7 @@
 
 Each replaces a moto path whose cost grew with item size or with the session's data (the
 attribute-value serializer, the new-item size check, the table's key order, a table query
-and scan, the service list). A moto upgrade that changes any of them
+and scan, the service list, SQS queue attributes). A moto upgrade that changes any of them
 fails here, not as a subtle difference in a pipeline test.
 """
 
@@ -13,6 +13,7 @@ import copy
 import json
 import math
 import random
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -20,17 +21,21 @@ import pytest
 from boto3.dynamodb.types import Binary, TypeSerializer
 from moto.backends import list_of_moto_modules
 from moto.core.serialize import JSONSerializer, XFormedAttributePicker
-from moto.core.utils import get_service_model
+from moto.core.utils import camelcase_to_underscores, get_service_model
 from moto.dynamodb.comparisons import ConditionExpressionParser, get_filter_expression
 from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoResult
+from moto.sqs import models as sqs_models
+from moto.sqs.exceptions import InvalidAttributeName
+from moto.sqs.models import Queue, SQSBackend, sqs_backends
 
 from ops.moto_fast import (
     ITEM_SIZE_LIMIT,
     MOTO_CAST_VALUE,
+    MOTO_GET_QUEUE_ATTRIBUTES,
     MOTO_LEX,
     MOTO_MAKE,
     MOTO_PROJECT,
@@ -41,6 +46,7 @@ from ops.moto_fast import (
     all_items,
     cached_module_list,
     cast_value,
+    get_queue_attributes,
     lex_condition_expression,
     new_item,
     parsed_update_expression,
@@ -49,6 +55,7 @@ from ops.moto_fast import (
     replacements,
     scan,
     tree_copy,
+    underscored,
     value_size,
 )
 
@@ -696,3 +703,113 @@ def test_a_paginated_scan_finds_each_page_by_binary_search() -> None:
     calls.clear()
     MOTO_SCAN(t, **call)
     assert len(calls) > 240
+
+
+# --- SQS: a queue's attributes computed once per GetQueueAttributes ----------------------------
+
+
+ACCOUNT = "000000000042"
+EVERY_NAME = Queue.BASE_ATTRIBUTES + Queue.FIFO_ATTRIBUTES + Queue.KMS_ATTRIBUTES
+#: What the event runtime asks while it drains a queue.
+COUNTS = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"]
+
+
+@pytest.fixture
+def sqs() -> Iterator[SQSBackend]:
+    """moto's SQS backend (a queue's redrive policy finds its dead-letter queue through it),
+    holding a queue of each kind: messages visible, delayed and in flight; FIFO; a redrive
+    policy; a KMS key and a policy."""
+    backend = sqs_backends[ACCOUNT]["us-east-1"]
+    backend.create_queue("plain")
+    for n in range(5):
+        backend.send_message("plain", f"m{n}", delay_seconds=600 if n == 4 else None)
+    backend.receive_message("plain", 2, 0, 600)
+    backend.create_queue("first.fifo", FifoQueue="true", ContentBasedDeduplication="true")
+    backend.send_message("first.fifo", "m", group_id="g")
+    dlq = backend.create_queue("dlq")
+    backend.create_queue(
+        "source", RedrivePolicy=json.dumps({"deadLetterTargetArn": dlq.queue_arn, "maxReceiveCount": 3})
+    )
+    backend.create_queue("kms", KmsMasterKeyId="alias/key")
+    backend.set_queue_attributes("kms", {"Policy": json.dumps({"Version": "2012-10-17", "Statement": []})})
+    yield backend
+    backend.queues.clear()
+
+
+QUEUES = ["plain", "first.fifo", "source", "kms", "dlq"]
+NAME_LISTS = [
+    *([name] for name in EVERY_NAME),
+    COUNTS,
+    ["RedrivePolicy", "Policy", "QueueArn", "KmsMasterKeyId", "FifoQueue", "QueueArn"],
+    ["All"],
+    ["VisibilityTimeout", "All"],
+    [],
+]
+
+
+def attributes(get: Any, backend: SQSBackend, queue: str, names: list[str]) -> Any:
+    """The attributes (in order) or the error of a GetQueueAttributes."""
+    try:
+        return list(get(backend, queue, names).items())
+    except Exception as error:  # noqa: BLE001 - the error is the answer to compare
+        return (type(error).__name__, str(error))
+
+
+@pytest.mark.parametrize("queue", QUEUES)
+def test_queue_attributes_answer_as_moto_does(sqs: SQSBackend, queue: str) -> None:
+    for names in NAME_LISTS:
+        fast = attributes(get_queue_attributes, sqs, queue, names)
+        assert fast == attributes(MOTO_GET_QUEUE_ATTRIBUTES, sqs, queue, names), names
+
+
+def test_queue_attributes_of_each_kind_are_not_trivial(sqs: SQSBackend) -> None:
+    counts = [
+        "ApproximateNumberOfMessages",
+        "ApproximateNumberOfMessagesNotVisible",
+        "ApproximateNumberOfMessagesDelayed",
+    ]
+    assert get_queue_attributes(sqs, "plain", counts) == dict(zip(counts, [2, 2, 1], strict=True))
+    assert get_queue_attributes(sqs, "first.fifo", ["FifoQueue"]) == {"FifoQueue": "true"}
+    assert "deadLetterTargetArn" in get_queue_attributes(sqs, "source", ["RedrivePolicy"])["RedrivePolicy"]
+    # AND "All" keeps the attributes that are None, as moto does
+    assert get_queue_attributes(sqs, "plain", ["All"])["Policy"] is None
+
+
+@pytest.mark.parametrize("names", [["Bogus"], ["QueueArn", "Bogus", "Other"], [""], ["All", ""]])
+def test_an_invalid_attribute_name_is_refused_as_moto_refuses_it(sqs: SQSBackend, names: list[str]) -> None:
+    with pytest.raises(InvalidAttributeName) as slow:
+        MOTO_GET_QUEUE_ATTRIBUTES(sqs, "plain", names)
+    with pytest.raises(InvalidAttributeName) as fast:
+        get_queue_attributes(sqs, "plain", names)
+    assert str(fast.value) == str(slow.value)
+
+
+def test_a_missing_queue_is_refused_as_moto_refuses_it(sqs: SQSBackend) -> None:
+    fast = attributes(get_queue_attributes, sqs, "nowhere", ["All"])
+    assert fast == attributes(MOTO_GET_QUEUE_ATTRIBUTES, sqs, "nowhere", ["All"])
+    assert fast[0] == "QueueDoesNotExist"
+
+
+def test_attribute_names_are_converted_as_moto_converts_them(sqs: SQSBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [*EVERY_NAME, "", "already_snake", "ABCDef", "a b", "HTTPSEndpoint"]:
+        assert underscored(name) == camelcase_to_underscores(name), name
+    # AND moto's queues read with the cached conversion give the same attributes
+    before = {queue: sqs.get_queue(queue).attributes for queue in QUEUES}
+    monkeypatch.setattr(sqs_models, "camelcase_to_underscores", underscored)
+    assert {queue: sqs.get_queue(queue).attributes for queue in QUEUES} == before
+
+
+def test_queue_attributes_are_computed_once_per_call(sqs: SQSBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    computed: list[int] = []
+    moto_attributes = Queue.attributes
+
+    def counted(queue: Queue) -> dict[str, Any]:
+        computed.append(1)
+        return moto_attributes.fget(queue)  # type: ignore[attr-defined,no-any-return]
+
+    monkeypatch.setattr(Queue, "attributes", property(counted))
+    get_queue_attributes(sqs, "plain", COUNTS)
+    assert len(computed) == 1
+    computed.clear()
+    MOTO_GET_QUEUE_ATTRIBUTES(sqs, "plain", COUNTS)
+    assert len(computed) > 3

@@ -225,14 +225,12 @@ def key_order(item: dynamo_type.Item) -> Any:
     DynamoType compares by type, then value (``cast_value``); a table's key attributes have
     one type each, so comparing the values orders the items exactly as moto does.
     """
-    if item.range_key:
-        return (_key_value(item.hash_key), _key_value(item.range_key))
-    return _key_value(item.hash_key)
-
-
-def _key_value(key: dynamo_type.DynamoType) -> Any:
-    """A key's ``cast_value``: a string's or a binary's is its value (no property call)."""
-    return key.value if key.type in PLAIN_TYPES else key.cast_value
+    hash_key, range_key = item.hash_key, item.range_key
+    # a string's or a binary's cast_value is its value: read without a call (every item, every sort)
+    hash_value = hash_key.value if hash_key.type in PLAIN_TYPES else hash_key.cast_value
+    if range_key:
+        return (hash_value, range_key.value if range_key.type in PLAIN_TYPES else range_key.cast_value)
+    return hash_value
 
 
 def stored_items(table: Table) -> list[dynamo_type.Item]:

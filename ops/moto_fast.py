@@ -1,4 +1,4 @@
-"""moto's DynamoDB, and its request routing, without the costs that grow with the data.
+"""moto's DynamoDB, SQS queue attributes and request routing, without the costs that grow with the data.
 
 Most of the local stack's CPU in the test suite went to a few moto paths whose cost grows
 with item size or with everything the session has stored. :func:`install` (called by
@@ -14,9 +14,13 @@ with item size or with everything the session has stored. :func:`install` (calle
   wrapping each member in a value object first, and a set's members are compared (a
   condition's ``size()``, an ``ADD``) as the set of its values directly;
 * a table's items are put in key order by each key's value computed once per item, not
-  twice per comparison (moto sorts the whole table for every Query and Scan);
+  twice per comparison (moto sorts the whole table for every Query and Scan), a text key's
+  value read directly;
 * a Query of the table reads its partition, not the whole table; a Query of an index reads
   the items its hash key matches, unsorted (moto sorts what it keeps anyway);
+* a Scan of the table finds where its page starts by binary search instead of testing every
+  item before it (a paginated scan was quadratic), and keeps the stored items instead of
+  deep-copying each;
 * a projection of top-level attributes (what GetItem, BatchGetItem and Query ask with a
   ``ProjectionExpression`` of plain names) converts each projected attribute once instead of
   deep-copying and converting the whole item once per projected name;
@@ -32,7 +36,9 @@ with item size or with everything the session has stored. :func:`install` (calle
   are read, never changed, by the parser's later steps);
 * the checks of an UpdateExpression's shape alone (one clause of each kind, no overlapping
   paths, no key attribute updated) run once per text, attribute names and table keys, not
-  at every update: their answer depends on nothing else.
+  at every update: their answer depends on nothing else;
+* SQS GetQueueAttributes computes a queue's attributes once per call, not once or twice per
+  name asked, and each attribute's name is converted once per process.
 """
 
 from __future__ import annotations
@@ -40,19 +46,21 @@ from __future__ import annotations
 import copy
 import inspect
 import pickle
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
 from moto import backends
 from moto.core import serialize
+from moto.core.utils import camelcase_to_underscores
 from moto.dynamodb.comparisons import ConditionExpressionParser
 from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import dynamo_type
-from moto.dynamodb.models.table import Table
+from moto.dynamodb.models.table import RESULT_SIZE_LIMIT, Table
 from moto.dynamodb.models.utilities import bytesize
 from moto.dynamodb.parsing import validators
 from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser, Node  # type: ignore[attr-defined]
@@ -63,12 +71,16 @@ from moto.dynamodb.parsing.validators import (
     UpdateExpressionValidator,
     UpdateHashRangeKeyValidator,
 )
+from moto.sqs import models as sqs_models
+from moto.sqs.exceptions import InvalidAttributeName
 
 _STRINGS = frozenset({"S", "N"})
 _STRING_SETS = frozenset({"SS", "NS"})
 _AS_IS = frozenset({"NULL", "BOOL"})
 #: Sets whose members are sized and cast as they are stored (numbers are not).
 _MEMBER_SETS = frozenset({"SS", "BS"})
+#: Types whose ``cast_value`` is the stored value.
+PLAIN_TYPES = frozenset({"S", "B"})
 
 
 class ItemsAsIsSerializer(serialize.JSONSerializer):
@@ -191,9 +203,15 @@ def cast_value(self: dynamo_type.DynamoType) -> Any:
     """``DynamoType.cast_value``; a set's without a value object per member.
 
     moto casts each member ``v`` as ``DynamoType({sub_type: v}).cast_value``: a ``Decimal``
-    for a number, the value itself for a string or binary member.
+    for a number, the value itself for a string or binary member. A string, a binary and a
+    number are answered here too, as moto does (the value itself; its ``Decimal``), without
+    moto's chain of type tests: every key of every item is cast at every sort.
     """
     kind = self.type
+    if kind in PLAIN_TYPES:
+        return self.value
+    if kind == "N":
+        return Decimal(self.value)
     if kind in _MEMBER_SETS:
         return set(self.value)
     if kind == "NS":
@@ -207,9 +225,12 @@ def key_order(item: dynamo_type.Item) -> Any:
     DynamoType compares by type, then value (``cast_value``); a table's key attributes have
     one type each, so comparing the values orders the items exactly as moto does.
     """
-    if item.range_key:
-        return (item.hash_key.cast_value, item.range_key.cast_value)
-    return item.hash_key.cast_value
+    hash_key, range_key = item.hash_key, item.range_key
+    # a string's or a binary's cast_value is its value: read without a call (every item, every sort)
+    hash_value = hash_key.value if hash_key.type in PLAIN_TYPES else hash_key.cast_value
+    if range_key:
+        return (hash_value, range_key.value if range_key.type in PLAIN_TYPES else range_key.cast_value)
+    return hash_value
 
 
 def stored_items(table: Table) -> list[dynamo_type.Item]:
@@ -238,8 +259,6 @@ def has_value(item: dynamo_type.Item, name: str, value: dynamo_type.DynamoType) 
     return bool(mine == value)
 
 
-#: Types whose ``cast_value`` is the stored value.
-PLAIN_TYPES = frozenset({"S", "B"})
 MOTO_QUERY = Table.query
 QUERY_SIGNATURE = inspect.signature(MOTO_QUERY)
 
@@ -282,6 +301,125 @@ def items_read_as(table: Table, items: list[dynamo_type.Item]) -> Iterator[None]
         yield
     finally:
         del table.all_items
+
+
+MOTO_SCAN = Table.scan
+
+
+def scan(
+    self: Table,
+    filters: dict[str, Any],
+    limit: int,
+    exclusive_start_key: dict[str, Any],
+    filter_expression: Any = None,
+    index_name: str | None = None,
+    consistent_read: bool = False,
+    projection_expression: list[list[str]] | None = None,
+    segments: tuple[None, None] | tuple[int, int] = (None, None),
+) -> tuple[list[dynamo_type.Item], int, dict[str, Any] | None]:
+    """``Table.scan`` of the table itself, page by page at the cost of the page.
+
+    moto walks every item before the start key to skip it (a paginated scan is quadratic),
+    deep-copies every item it keeps and sizes each twice. Here the start is found by binary
+    search with moto's own test (see :func:`_start`), each item is sized once, and the stored
+    items are kept as they are: the response, the filter expression and the projection only
+    read them (a projection builds a new item), and :mod:`ops.moto_server` serves DynamoDB
+    requests one at a time. Limits, counts, the last key (moto's: the last item kept), the
+    legacy ``ScanFilter`` and the filter expression applied after the limit are moto's. An
+    index scan, or a start key moto's test could fail on, goes moto's way.
+    """
+    if index_name or (exclusive_start_key is not None and not _plain_start_key(self, exclusive_start_key)):
+        return MOTO_SCAN(
+            self,
+            filters,
+            limit,
+            exclusive_start_key,
+            filter_expression,
+            index_name,
+            consistent_read,
+            projection_expression,
+            segments=segments,
+        )
+    items = self.all_items()
+    start = 0 if exclusive_start_key is None else _start(self, items, exclusive_start_key)
+    results: list[dynamo_type.Item] = []
+    result_size = scanned_count = 0
+    last_evaluated_key = None
+    for item in items[start:]:
+        if not item.is_within_segment(segments):
+            continue
+        size = item.size()
+        if len(results) == limit or result_size + size > RESULT_SIZE_LIMIT:
+            last_evaluated_key = self._get_last_evaluated_key(results[-1], index_name)
+            break
+        if _passes(item, filters):
+            results.append(item)
+            result_size += size
+        scanned_count += 1
+    if filter_expression is not None:
+        results = [item for item in results if filter_expression.expr(item)]
+    if projection_expression:
+        results = [item.project(projection_expression) for item in results]
+    return results, scanned_count, last_evaluated_key
+
+
+#: Key types whose start-key values :func:`scan` compares itself (texts, finite numbers).
+_SEARCHED_KEY_TYPES = frozenset({"S", "N"})
+
+
+def _plain_start_key(table: Table, start_key: Any) -> bool:
+    """Whether the start key holds each table key as a text of the key's type (S, or N that is
+    a finite number): then moto's test compares it with every item's key without failing."""
+    if not isinstance(start_key, dict):
+        return False
+    for name, kind in ((table.hash_key_attr, table.hash_key_type), (table.range_key_attr, table.range_key_type)):
+        if name is None:
+            continue
+        value = start_key.get(name)
+        if kind not in _SEARCHED_KEY_TYPES or not isinstance(value, dict) or list(value) != [kind]:
+            return False
+        text = value[kind]
+        if not isinstance(text, str):
+            return False
+        if kind == "N":
+            try:
+                if not Decimal(text).is_finite():
+                    return False
+            except InvalidOperation:
+                return False
+    return True
+
+
+def _start(table: Table, items: list[dynamo_type.Item], start_key: dict[str, Any]) -> int:
+    """Where moto's scan stops skipping: the first item its test says is past the start key.
+
+    moto skips items while ``_item_comes_before_dct`` holds. For the table's own keys that
+    test compares the hash keys and, when they are equal, the range keys: it holds exactly
+    when the item's (hash, range) key is at or before the start key's, in the order of their
+    values, which is the order ``all_items`` sorts by. So it holds for a run of items at the
+    start of the sorted list and for none after it: a binary search with the same test finds
+    the end of that run. (Segments do not change it: moto only skips items of other segments
+    without testing them.)
+    """
+    hash_attrs, range_attrs = [table.hash_key_attr], [table.range_key_attr]
+
+    def past(item: dynamo_type.Item) -> bool:
+        return not table._item_comes_before_dct(item, start_key, hash_attrs, range_attrs, True)
+
+    return bisect_left(items, True, key=past)
+
+
+def _passes(item: dynamo_type.Item, filters: dict[str, Any]) -> bool:
+    """moto's test of a legacy ``ScanFilter``: every condition holds (a missing attribute
+    passes only ``NULL``)."""
+    for name, (operator, values) in filters.items():
+        attribute = item.attrs.get(name)
+        if attribute:
+            if not attribute.compare(operator, values):
+                return False
+        elif operator != "NULL":
+            return False
+    return True
 
 
 def cached_module_list(modules: Callable[[], Any]) -> Callable[[], tuple[str, ...]]:
@@ -472,6 +610,35 @@ def validate(self: UpdateExpressionValidator) -> Any:
     return node
 
 
+MOTO_GET_QUEUE_ATTRIBUTES = sqs_models.SQSBackend.get_queue_attributes
+
+
+def get_queue_attributes(self: sqs_models.SQSBackend, queue_name: str, attribute_names: list[str]) -> dict[str, Any]:
+    """``SQSBackend.get_queue_attributes`` reading ``queue.attributes`` once.
+
+    That property recomputes every attribute (counting the queue's messages three times);
+    moto reads it once per name asked and twice more per name kept. The same names are
+    checked and refused the same way, and the same attributes kept in the same order: all of
+    them for "All", otherwise the names asked whose value is not None.
+    """
+    queue = self.get_queue(queue_name)
+    if not attribute_names:
+        return {}
+    valid_names = ["All", *queue.BASE_ATTRIBUTES, *queue.FIFO_ATTRIBUTES, *queue.KMS_ATTRIBUTES]
+    invalid_name = next((name for name in attribute_names if name not in valid_names), None)
+    if invalid_name is not None:  # moto: ``invalid_name or invalid_name == ""``
+        raise InvalidAttributeName(invalid_name)
+    attributes: dict[str, Any] = queue.attributes
+    if "All" in attribute_names:
+        return attributes
+    return {name: attributes[name] for name in attribute_names if attributes.get(name) is not None}
+
+
+#: ``camelcase_to_underscores`` for moto's SQS models, once per name: ``Queue.attributes``
+#: converts each attribute's name, every time it is read.
+underscored = lru_cache(maxsize=1024)(camelcase_to_underscores)
+
+
 def replacements() -> list[tuple[Any, str, Any]]:
     """Every shortcut as (owner, attribute, replacement): what :func:`install` sets, and what
     ``tests/unit/test_moto_fast.py`` sets and restores to compare an update both ways."""
@@ -479,6 +646,7 @@ def replacements() -> list[tuple[Any, str, Any]]:
         (dynamo_type.Item, "__init__", new_item),
         (Table, "all_items", all_items),
         (Table, "query", query),
+        (Table, "scan", scan),
         (dynamo_type.Item, "project", project),
         (dynamo_type.DynamoType, "size", value_size),
         (dynamo_type.DynamoType, "cast_value", property(cast_value)),
@@ -490,6 +658,8 @@ def replacements() -> list[tuple[Any, str, Any]]:
         (DepthFirstTraverser, "nodes_to_be_processed", nodes_to_be_processed),
         (DepthFirstTraverser, "process", process),
         (DepthFirstTraverser, "traverse_node_recursively", traverse_node_recursively),
+        (sqs_models.SQSBackend, "get_queue_attributes", get_queue_attributes),
+        (sqs_models, "camelcase_to_underscores", underscored),
     ]
 
 

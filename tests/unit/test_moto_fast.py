@@ -1,9 +1,9 @@
 """The local moto server's shortcuts (:mod:`ops.moto_fast`) answer exactly as moto's own code does.
 
 Each replaces a moto path whose cost grew with item size or with the session's data (the
-attribute-value serializer, the new-item size check, the table's key order, a table query,
-the service list). A moto upgrade that changes any of them fails here, not as a subtle
-difference in a pipeline test.
+attribute-value serializer, the new-item size check, the table's key order, a table query
+and scan, the service list, SQS queue attributes). A moto upgrade that changes any of them
+fails here, not as a subtle difference in a pipeline test.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import math
 import random
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -19,33 +21,41 @@ import pytest
 from boto3.dynamodb.types import Binary, TypeSerializer
 from moto.backends import list_of_moto_modules
 from moto.core.serialize import JSONSerializer, XFormedAttributePicker
-from moto.core.utils import get_service_model
-from moto.dynamodb.comparisons import ConditionExpressionParser
+from moto.core.utils import camelcase_to_underscores, get_service_model
+from moto.dynamodb.comparisons import ConditionExpressionParser, get_filter_expression
 from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoResult
+from moto.sqs import models as sqs_models
+from moto.sqs.exceptions import InvalidAttributeName
+from moto.sqs.models import Queue, SQSBackend, sqs_backends
 
 from ops.moto_fast import (
     ITEM_SIZE_LIMIT,
     MOTO_CAST_VALUE,
+    MOTO_GET_QUEUE_ATTRIBUTES,
     MOTO_LEX,
     MOTO_MAKE,
     MOTO_PROJECT,
     MOTO_QUERY,
+    MOTO_SCAN,
     MOTO_SIZE,
     ItemsAsIsSerializer,
     all_items,
     cached_module_list,
     cast_value,
+    get_queue_attributes,
     lex_condition_expression,
     new_item,
     parsed_update_expression,
     project,
     query,
     replacements,
+    scan,
     tree_copy,
+    underscored,
     value_size,
 )
 
@@ -526,3 +536,280 @@ def test_a_parsed_update_expression_is_reused_and_never_changed_by_an_update() -
     # THEN the same tree is handed out again, as it was parsed
     assert parsed_update_expression(SUMMARY_UPDATE) is parsed
     assert tree(parsed) == before == tree(MOTO_MAKE(SUMMARY_UPDATE))
+
+
+# --- a table scan: its page found by binary search, the stored items read as they are ----------
+
+
+#: The fixture rows with a nested map and list, for nested projections.
+SCAN_ROWS = [{**row, "doc": {"who": row["PK"], "list": [row["SK"], "x"]}} for row in ROWS]
+#: A filter expression (applied after the limit) that keeps some of each partition.
+FILTER = get_filter_expression("begins_with(#v, :p) OR SK > :n", {"#v": "v"}, {":p": {"S": "USER#a"}, ":n": {"N": "5"}})
+
+
+def pages(scan_with: Any, t: Table, **options: Any) -> list[tuple[list[Any], int, Any]]:
+    """Every page of a scan, each started from the last one's LastEvaluatedKey (in wire form)."""
+    call = {"filters": {}, "limit": None, "exclusive_start_key": None, **options}
+    answers = []
+    for _ in range(len(t.all_items()) + 2):
+        answers.append(answer(scan_with(t, **call)))
+        last = answers[-1][2]
+        if last is None:
+            return answers
+        call["exclusive_start_key"] = {name: key.to_json() for name, key in last.items()}
+    raise AssertionError("the scan never ended")
+
+
+SCANS: dict[str, dict[str, Any]] = {
+    "everything": {},
+    "pages of 5": {"limit": 5},
+    "pages of 1": {"limit": 1},
+    "after a key in the middle": {"exclusive_start_key": {"PK": {"S": "USER#a"}, "SK": {"N": "2"}}},
+    "after a key, in pages": {"exclusive_start_key": {"PK": {"S": "USER#a"}, "SK": {"N": "2"}}, "limit": 4},
+    "after the last item": {"exclusive_start_key": {"PK": {"S": "USER#b"}, "SK": {"N": "100.5"}}},
+    "after a partition not in the table": {"exclusive_start_key": {"PK": {"S": "USER#aa"}, "SK": {"N": "0"}}},
+    "after a sort key not in the table": {"exclusive_start_key": {"PK": {"S": "USER#a"}, "SK": {"N": "3"}}},
+    "after a key before every item": {"exclusive_start_key": {"PK": {"S": "A"}, "SK": {"N": "0"}}},
+    "a start key with other attributes": {
+        "exclusive_start_key": {"PK": {"S": "USER#ab"}, "SK": {"N": "9"}, "G": {"S": "ACCOUNTS#b"}},
+        "limit": 3,
+    },
+    "a legacy filter": {"filters": {"v": ("BEGINS_WITH", [DynamoType({"S": "USER#a"})])}},
+    "a legacy filter, in pages": {"filters": {"v": ("BEGINS_WITH", [DynamoType({"S": "USER#a"})])}, "limit": 3},
+    "a NULL legacy filter, in pages": {"filters": {"G": ("NULL", [])}, "limit": 2},
+    "two legacy filters": {
+        "filters": {"G": ("NOT_NULL", []), "SK": ("GT", [DynamoType({"N": "1"})])},
+        "limit": 4,
+    },
+    "a filter expression": {"filter_expression": FILTER},
+    "a filter expression, in pages": {"filter_expression": FILTER, "limit": 4},
+    "top-level projection": {"projection_expression": [["v"], ["PK"], ["missing"]], "limit": 7},
+    "nested projection": {"projection_expression": [["doc", "who"], ["doc", "list[0]"], ["SK"]], "limit": 7},
+    "segment 0 of 2": {"segments": (0, 2), "limit": 4},
+    "segment 1 of 2": {"segments": (1, 2), "limit": 4},
+    "segment 2 of 3, after a key": {
+        "segments": (2, 3),
+        "exclusive_start_key": {"PK": {"S": "TXN#1"}, "SK": {"N": "2"}},
+        "limit": 2,
+    },
+    "an index (moto's way)": {"index_name": "GSI1", "limit": 3},
+}
+
+
+@pytest.mark.parametrize("options", SCANS.values(), ids=SCANS.keys())
+def test_a_table_scan_answers_as_moto_does_page_by_page(options: dict[str, Any]) -> None:
+    # GIVEN a table with numeric sort keys whose string order differs from their order
+    t = filled(SCAN_ROWS)
+    # WHEN it is scanned to the end both ways THEN every page, count and last key are the same
+    fast = pages(scan, t, **options)
+    assert fast == pages(MOTO_SCAN, t, **options)
+    assert "all_items" not in vars(t)
+
+
+def test_a_paginated_scan_reads_every_item_once_in_key_order() -> None:
+    t = filled(SCAN_ROWS)
+    everything = answer(scan(t, {}, None, None))
+    for scan_with in (scan, MOTO_SCAN):
+        walked = pages(scan_with, t, limit=7)
+        # THEN the pages, concatenated, are the scan of the whole table
+        assert [item for page in walked for item in page[0]] == everything[0]
+        assert sum(page[1] for page in walked) == everything[1] == len(SCAN_ROWS)
+    # AND that is the table in key order (numbers by value, not as text)
+    keys = [(i["Attributes"]["PK"]["S"], Decimal(i["Attributes"]["SK"]["N"])) for i in everything[0]]
+    assert keys == sorted(keys) and len(keys) == len(SCAN_ROWS)
+
+
+@pytest.mark.parametrize(
+    ("rows", "start"),
+    [
+        ([{"PK": f"USER#{n}", "v": n} for n in range(9)], {"PK": {"S": "USER#4"}}),
+        ([{"PK": f"USER#{n}", "v": n} for n in range(9)], {"PK": {"S": "USER#45"}}),
+        ([{"PK": Decimal(n), "v": str(n)} for n in (10, 9, -3, 2.5, 100)], {"PK": {"N": "9.5"}}),
+    ],
+)
+def test_a_table_without_a_sort_key_is_scanned_as_moto_does(rows: list[dict[str, Any]], start: Any) -> None:
+    hash_type = "N" if isinstance(rows[0]["PK"], Decimal) else "S"
+    t = filled(rows, range_key=False, hash_type=hash_type)
+    for options in ({}, {"limit": 2}, {"exclusive_start_key": start}, {"exclusive_start_key": start, "limit": 1}):
+        assert pages(scan, t, **options) == pages(MOTO_SCAN, t, **options), options
+
+
+def test_a_scan_stops_on_moto_s_size_limit() -> None:
+    # GIVEN items of 300 KB: a page holds three (moto stops a page before 1 MB)
+    t = filled([{"PK": "BIG", "SK": Decimal(n), "blob": "x" * 300_000} for n in range(8)])
+    fast = pages(scan, t)
+    # THEN both stop each page at the same item
+    assert fast == pages(MOTO_SCAN, t)
+    assert [len(page[0]) for page in fast] == [3, 3, 2]
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        {"PK": {"S": "USER#a"}},  # no sort key
+        {"PK": {"S": "USER#a"}, "SK": {"N": "two"}},  # not a number
+        {"PK": {"S": "USER#a"}, "SK": {"S": "2"}},  # not the key's type
+        {"PK": {"N": "1"}, "SK": {"N": "2"}},
+        {},
+    ],
+)
+def test_an_unusual_start_key_goes_moto_s_way(start: dict[str, Any]) -> None:
+    t = filled(SCAN_ROWS)
+    outcomes = []
+    for scan_with in (scan, MOTO_SCAN):
+        try:
+            outcomes.append(answer(scan_with(t, {}, None, start)))
+        except Exception as error:  # noqa: BLE001 - the error is the answer to compare
+            outcomes.append((type(error).__name__, str(error)))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_a_scan_keeps_the_stored_items_and_never_changes_them() -> None:
+    # GIVEN a table and a copy of what it stores
+    t = filled(SCAN_ROWS)
+    stored = Table.all_items(t)
+    before = copy.deepcopy([item.to_json() for item in stored])
+    # WHEN it is scanned with filters, a filter expression and projections
+    for options in SCANS.values():
+        pages(scan, t, **options)
+    # THEN the stored items are as they were, and a plain scan answers them (no copy made)
+    assert [item.to_json() for item in Table.all_items(t)] == before
+    assert [id(item) for item in scan(t, {}, None, None)[0]] == [id(item) for item in stored]
+
+
+def test_a_paginated_scan_finds_each_page_by_binary_search() -> None:
+    # GIVEN a table of 256 items and a count of moto's key test
+    t = filled([{"PK": f"USER#{n % 16}", "SK": Decimal(n)} for n in range(256)])
+    calls: list[int] = []
+    test = t._item_comes_before_dct
+
+    def counted(*args: Any) -> bool:
+        calls.append(1)
+        return test(*args)
+
+    t._item_comes_before_dct = counted  # type: ignore[method-assign]
+    # WHEN it is scanned in pages of 10, each page counted
+    per_page, call = [], {"filters": {}, "limit": 10, "exclusive_start_key": None}
+    while True:
+        calls.clear()
+        _, _, last = scan(t, **call)
+        per_page.append(len(calls))
+        if last is None:
+            break
+        call["exclusive_start_key"] = {name: key.to_json() for name, key in last.items()}
+    # THEN each page tests a logarithmic number of items (moto tests every item before it)
+    assert len(per_page) == 26
+    assert max(per_page) < 2 * math.log2(256) + 2
+    calls.clear()
+    MOTO_SCAN(t, **call)
+    assert len(calls) > 240
+
+
+# --- SQS: a queue's attributes computed once per GetQueueAttributes ----------------------------
+
+
+ACCOUNT = "000000000042"
+EVERY_NAME = Queue.BASE_ATTRIBUTES + Queue.FIFO_ATTRIBUTES + Queue.KMS_ATTRIBUTES
+#: What the event runtime asks while it drains a queue.
+COUNTS = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"]
+
+
+@pytest.fixture
+def sqs() -> Iterator[SQSBackend]:
+    """moto's SQS backend (a queue's redrive policy finds its dead-letter queue through it),
+    holding a queue of each kind: messages visible, delayed and in flight; FIFO; a redrive
+    policy; a KMS key and a policy."""
+    backend = sqs_backends[ACCOUNT]["us-east-1"]
+    backend.create_queue("plain")
+    for n in range(5):
+        backend.send_message("plain", f"m{n}", delay_seconds=600 if n == 4 else None)
+    backend.receive_message("plain", 2, 0, 600)
+    backend.create_queue("first.fifo", FifoQueue="true", ContentBasedDeduplication="true")
+    backend.send_message("first.fifo", "m", group_id="g")
+    dlq = backend.create_queue("dlq")
+    backend.create_queue(
+        "source", RedrivePolicy=json.dumps({"deadLetterTargetArn": dlq.queue_arn, "maxReceiveCount": 3})
+    )
+    backend.create_queue("kms", KmsMasterKeyId="alias/key")
+    backend.set_queue_attributes("kms", {"Policy": json.dumps({"Version": "2012-10-17", "Statement": []})})
+    yield backend
+    backend.queues.clear()
+
+
+QUEUES = ["plain", "first.fifo", "source", "kms", "dlq"]
+NAME_LISTS = [
+    *([name] for name in EVERY_NAME),
+    COUNTS,
+    ["RedrivePolicy", "Policy", "QueueArn", "KmsMasterKeyId", "FifoQueue", "QueueArn"],
+    ["All"],
+    ["VisibilityTimeout", "All"],
+    [],
+]
+
+
+def attributes(get: Any, backend: SQSBackend, queue: str, names: list[str]) -> Any:
+    """The attributes (in order) or the error of a GetQueueAttributes."""
+    try:
+        return list(get(backend, queue, names).items())
+    except Exception as error:  # noqa: BLE001 - the error is the answer to compare
+        return (type(error).__name__, str(error))
+
+
+@pytest.mark.parametrize("queue", QUEUES)
+def test_queue_attributes_answer_as_moto_does(sqs: SQSBackend, queue: str) -> None:
+    for names in NAME_LISTS:
+        fast = attributes(get_queue_attributes, sqs, queue, names)
+        assert fast == attributes(MOTO_GET_QUEUE_ATTRIBUTES, sqs, queue, names), names
+
+
+def test_queue_attributes_of_each_kind_are_not_trivial(sqs: SQSBackend) -> None:
+    counts = [
+        "ApproximateNumberOfMessages",
+        "ApproximateNumberOfMessagesNotVisible",
+        "ApproximateNumberOfMessagesDelayed",
+    ]
+    assert get_queue_attributes(sqs, "plain", counts) == dict(zip(counts, [2, 2, 1], strict=True))
+    assert get_queue_attributes(sqs, "first.fifo", ["FifoQueue"]) == {"FifoQueue": "true"}
+    assert "deadLetterTargetArn" in get_queue_attributes(sqs, "source", ["RedrivePolicy"])["RedrivePolicy"]
+    # AND "All" keeps the attributes that are None, as moto does
+    assert get_queue_attributes(sqs, "plain", ["All"])["Policy"] is None
+
+
+@pytest.mark.parametrize("names", [["Bogus"], ["QueueArn", "Bogus", "Other"], [""], ["All", ""]])
+def test_an_invalid_attribute_name_is_refused_as_moto_refuses_it(sqs: SQSBackend, names: list[str]) -> None:
+    with pytest.raises(InvalidAttributeName) as slow:
+        MOTO_GET_QUEUE_ATTRIBUTES(sqs, "plain", names)
+    with pytest.raises(InvalidAttributeName) as fast:
+        get_queue_attributes(sqs, "plain", names)
+    assert str(fast.value) == str(slow.value)
+
+
+def test_a_missing_queue_is_refused_as_moto_refuses_it(sqs: SQSBackend) -> None:
+    fast = attributes(get_queue_attributes, sqs, "nowhere", ["All"])
+    assert fast == attributes(MOTO_GET_QUEUE_ATTRIBUTES, sqs, "nowhere", ["All"])
+    assert fast[0] == "QueueDoesNotExist"
+
+
+def test_attribute_names_are_converted_as_moto_converts_them(sqs: SQSBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [*EVERY_NAME, "", "already_snake", "ABCDef", "a b", "HTTPSEndpoint"]:
+        assert underscored(name) == camelcase_to_underscores(name), name
+    # AND moto's queues read with the cached conversion give the same attributes
+    before = {queue: sqs.get_queue(queue).attributes for queue in QUEUES}
+    monkeypatch.setattr(sqs_models, "camelcase_to_underscores", underscored)
+    assert {queue: sqs.get_queue(queue).attributes for queue in QUEUES} == before
+
+
+def test_queue_attributes_are_computed_once_per_call(sqs: SQSBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    computed: list[int] = []
+    moto_attributes = Queue.attributes
+
+    def counted(queue: Queue) -> dict[str, Any]:
+        computed.append(1)
+        return moto_attributes.fget(queue)  # type: ignore[attr-defined,no-any-return]
+
+    monkeypatch.setattr(Queue, "attributes", property(counted))
+    get_queue_attributes(sqs, "plain", COUNTS)
+    assert len(computed) == 1
+    computed.clear()
+    MOTO_GET_QUEUE_ATTRIBUTES(sqs, "plain", COUNTS)
+    assert len(computed) > 3

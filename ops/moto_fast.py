@@ -51,12 +51,15 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
+from jsonpath_ng import ext as jsonpath_ext
+from jsonpath_ng.ext.parser import parse as jsonpath_parse
 from moto import backends
+from moto.core import responses as core_responses
 from moto.core import serialize
-from moto.core.utils import camelcase_to_underscores
+from moto.core.utils import camelcase_to_underscores, method_names_from_class
 from moto.dynamodb.comparisons import ConditionExpressionParser
 from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import dynamo_type
@@ -638,6 +641,23 @@ def get_queue_attributes(self: sqs_models.SQSBackend, queue_name: str, attribute
 #: converts each attribute's name, every time it is read.
 underscored = lru_cache(maxsize=1024)(camelcase_to_underscores)
 
+#: moto's JSONPath parser, once per path: EventBridge parses every input path of a target's
+#: input template for every event it delivers (about 1 ms a path); a parsed path is only read.
+jsonpath = lru_cache(maxsize=1024)(jsonpath_parse)
+
+MOTO_METHOD_NAMES = method_names_from_class
+
+
+@cache
+def _method_names(clazz: object) -> tuple[str, ...]:
+    return tuple(MOTO_METHOD_NAMES(clazz))
+
+
+def method_names(clazz: object) -> list[str]:
+    """``method_names_from_class``, read once per response class: moto lists a class's
+    functions with ``inspect.getmembers`` on every request to find the action's method."""
+    return list(_method_names(clazz))
+
 
 def replacements() -> list[tuple[Any, str, Any]]:
     """Every shortcut as (owner, attribute, replacement): what :func:`install` sets, and what
@@ -660,6 +680,8 @@ def replacements() -> list[tuple[Any, str, Any]]:
         (DepthFirstTraverser, "traverse_node_recursively", traverse_node_recursively),
         (sqs_models.SQSBackend, "get_queue_attributes", get_queue_attributes),
         (sqs_models, "camelcase_to_underscores", underscored),
+        (jsonpath_ext, "parse", jsonpath),
+        (core_responses, "method_names_from_class", method_names),
     ]
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from boto3.dynamodb.types import Binary, TypeSerializer
+from jsonpath_ng import ext as jsonpath_ext
 from moto.backends import list_of_moto_modules
 from moto.core.serialize import JSONSerializer, XFormedAttributePicker
 from moto.core.utils import camelcase_to_underscores, get_service_model
@@ -27,10 +28,13 @@ from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
-from moto.dynamodb.responses import DynamoResult
+from moto.dynamodb.responses import DynamoHandler, DynamoResult
+from moto.events.responses import EventsHandler
+from moto.events.utils import EventTemplateParser
 from moto.sqs import models as sqs_models
 from moto.sqs.exceptions import InvalidAttributeName
 from moto.sqs.models import Queue, SQSBackend, sqs_backends
+from moto.sqs.responses import SQSResponse
 
 from ops.moto_fast import (
     ITEM_SIZE_LIMIT,
@@ -38,6 +42,7 @@ from ops.moto_fast import (
     MOTO_GET_QUEUE_ATTRIBUTES,
     MOTO_LEX,
     MOTO_MAKE,
+    MOTO_METHOD_NAMES,
     MOTO_PROJECT,
     MOTO_QUERY,
     MOTO_SCAN,
@@ -47,7 +52,9 @@ from ops.moto_fast import (
     cached_module_list,
     cast_value,
     get_queue_attributes,
+    jsonpath,
     lex_condition_expression,
+    method_names,
     new_item,
     parsed_update_expression,
     project,
@@ -813,3 +820,33 @@ def test_queue_attributes_are_computed_once_per_call(sqs: SQSBackend, monkeypatc
     computed.clear()
     MOTO_GET_QUEUE_ATTRIBUTES(sqs, "plain", COUNTS)
     assert len(computed) > 3
+
+
+# --- per-request lookups: a response class's methods, EventBridge input paths ----------------
+
+
+@pytest.mark.parametrize("handler", [DynamoHandler, SQSResponse, EventsHandler])
+def test_a_response_class_s_methods_are_moto_s(handler: type) -> None:
+    listed = method_names(handler)
+    assert listed == MOTO_METHOD_NAMES(handler)
+    listed.clear()  # a caller's list is its own: the next request gets every name again
+    assert method_names(handler) == MOTO_METHOD_NAMES(handler)
+
+
+def test_an_event_target_s_input_is_filled_as_moto_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a target's input transformer reading nested, listed and missing paths
+    template = '{"user": "<user>", "ids": <ids>, "first": "<first>", "none": "<none>", "when": "<time>"}'
+    paths = {"user": "$.detail.user_id", "ids": "$.detail.ids", "first": "$.detail.ids[0]", "none": "$.detail.x"}
+    paths["time"] = "$.time"
+    event = {
+        "detail": {"user_id": "u-1", "ids": ["a", "b"]},
+        "time": "2026-12-01T00:00:00Z",
+        "ingestion-time": 1,
+    }
+    expected = EventTemplateParser.parse(template, paths, event)
+    # WHEN the same template is filled with the paths parsed once
+    monkeypatch.setattr(jsonpath_ext, "parse", jsonpath)
+    # THEN the input is moto's, twice over, and a path is parsed only once
+    assert EventTemplateParser.parse(template, paths, event) == expected
+    assert EventTemplateParser.parse(template, paths, event) == expected
+    assert jsonpath("$.detail.ids") is jsonpath("$.detail.ids")

@@ -53,6 +53,16 @@ ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["tests.stack"]
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist starts the workers (its own hook runs last)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The xdist controller compiles the suite once for all its workers (tests/bytecode_cache.py)."""
+    config = session.config
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        from tests import bytecode_cache
+
+        bytecode_cache.fill(ROOT / "tests", ROOT / "ops")
+
+
 @pytest.hookimpl(trylast=True)  # after every conftest has marked its items
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Node ids that xdist can schedule by: one per test, and the ``xdist_group`` in it.

@@ -138,13 +138,14 @@ def override_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[...,
 
 
 def _reset_process_state() -> None:
-    """Forget everything built from settings, so the next call re-reads the environment."""
-    from chalicelib.aws.clients import reset_clients
+    """Forget everything built from settings, so the next call re-reads the environment.
+
+    AWS clients are cached by the settings they are built from: a changed one gets its own.
+    """
     from chalicelib.aws.messaging import queue_url
     from chalicelib.settings import reset_settings
 
     reset_settings()
-    reset_clients()
     queue_url.cache_clear()
 
 

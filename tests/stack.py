@@ -22,7 +22,6 @@ import pytest
 from chalice.config import Config
 from chalice.local import LocalDevServer, create_local_server
 
-from chalicelib.aws.clients import reset_clients
 from chalicelib.aws.messaging import queue_url
 from chalicelib.peers import reset_peers
 from chalicelib.plaid.client import reset_plaid
@@ -37,8 +36,7 @@ from tests.conftest import empty_queue
 
 
 def _refresh_clients() -> None:
-    reset_settings()
-    reset_clients()
+    reset_settings()  # AWS clients follow settings by themselves (cached by what they are built from)
     reset_plaid()
     reset_peers()
     reset_webhook_keys()

@@ -25,14 +25,34 @@ if TYPE_CHECKING:
 _lock = threading.Lock()
 
 
+#: What a client is built from: the settings it reads. Clients are cached by it, so re-reading
+#: settings (tests, a changed endpoint) builds a new client only when one of these changed.
+ClientKey = tuple[str | None, str, int, float, float]
+
+
+def _client_key(region: str | None = None) -> ClientKey:
+    settings = get_settings()
+    return (
+        settings.aws_endpoint_url,
+        region or settings.region,
+        settings.aws_max_attempts,
+        settings.aws_connect_timeout,
+        settings.aws_read_timeout,
+    )
+
+
 def botocore_config() -> Config:
     """Retry and timeout policy shared by every client."""
-    settings = get_settings()
+    return _config(_client_key())
+
+
+def _config(key: ClientKey) -> Config:
+    _, region, max_attempts, connect_timeout, read_timeout = key
     return Config(
-        region_name=settings.region,
-        retries={"mode": "standard", "max_attempts": settings.aws_max_attempts},
-        connect_timeout=settings.aws_connect_timeout,
-        read_timeout=settings.aws_read_timeout,
+        region_name=region,
+        retries={"mode": "standard", "max_attempts": max_attempts},
+        connect_timeout=connect_timeout,
+        read_timeout=read_timeout,
         tcp_keepalive=True,
     )
 
@@ -42,16 +62,20 @@ def _session() -> boto3.session.Session:
     return boto3.session.Session()
 
 
-@cache
 def client(service: str) -> Any:
     """A cached low-level client for ``service``."""
-    settings = get_settings()
+    return _client(service, _client_key())
+
+
+@cache
+def _client(service: str, key: ClientKey) -> Any:
+    endpoint, region = key[0], key[1]
     with _lock:  # boto3 sessions are not thread-safe while creating clients
         return _session().client(
             service,  # type: ignore[call-overload]
-            endpoint_url=settings.aws_endpoint_url,
-            region_name=settings.region,
-            config=botocore_config(),
+            endpoint_url=endpoint,
+            region_name=region,
+            config=_config(key),
         )
 
 
@@ -61,31 +85,30 @@ def dynamodb(region: str | None = None) -> DynamoDBServiceResource:
     Its client speaks Python types (Decimal, not AttributeValue). A table that lives in
     another region (the shared ``plaid-account-changes``) gets its own resource there.
     """
-    return _dynamodb(region or get_settings().region)
+    return _dynamodb(_client_key(region))
 
 
 @cache
-def _dynamodb(region: str) -> DynamoDBServiceResource:
-    settings = get_settings()
-    config = botocore_config().merge(Config(region_name=region))
+def _dynamodb(key: ClientKey) -> DynamoDBServiceResource:
+    endpoint, region = key[0], key[1]
     with _lock:
         return _session().resource(
             "dynamodb",
-            endpoint_url=settings.aws_endpoint_url,
+            endpoint_url=endpoint,
             region_name=region,
-            config=config,
+            config=_config(key),
         )
 
 
 def table(name: str, region: str | None = None) -> Table:
     """A handle on the DynamoDB table ``name`` in ``region`` (default: the deploy region; no network call)."""
-    return _table(name, region or get_settings().region)
+    return _table(name, _client_key(region))
 
 
 @cache
-def _table(name: str, region: str) -> Table:
+def _table(name: str, key: ClientKey) -> Table:
     # boto3 builds a new resource class for every Table() call: one handle per table instead.
-    return _dynamodb(region).Table(name)
+    return _dynamodb(key).Table(name)
 
 
 def sqs() -> SQSClient:
@@ -101,11 +124,12 @@ def events() -> EventBridgeClient:
 
 
 def reset_clients() -> None:
-    """Drop cached clients so the next call re-reads settings (tests, endpoint changes).
+    """Drop every cached client: the next call builds a new one (a test that needs a fresh one).
 
+    Changed settings need no reset: clients are cached by the settings they are built from.
     The session stays: it holds no setting (every client gets its endpoint, region and config
     from settings when built), and a new one would read every service model from disk again.
     """
-    client.cache_clear()
+    _client.cache_clear()
     _dynamodb.cache_clear()
     _table.cache_clear()

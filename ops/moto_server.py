@@ -34,6 +34,7 @@ from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoReque
 from werkzeug.serving import run_simple
 
 from ops import moto_fast
+from ops.heap import freeze_survivors_of_full_collections
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -131,6 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     back_up_transactions_by_item()
     moto_fast.install()
+    freeze_survivors_of_full_collections()
     dispatcher = DomainDispatcherApplication(create_backend_app)
     run_simple(
         args.host,

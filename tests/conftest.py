@@ -63,6 +63,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         bytecode_cache.fill(ROOT / "tests", ROOT / "ops")
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """A worker's full garbage collections skip what collection built (ops/heap.py)."""
+    from ops.heap import freeze_survivors_of_full_collections
+
+    freeze_survivors_of_full_collections(now=True)
+
+
 @pytest.hookimpl(trylast=True)  # after every conftest has marked its items
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Node ids that xdist can schedule by: one per test, and the ``xdist_group`` in it.

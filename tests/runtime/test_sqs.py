@@ -251,3 +251,32 @@ def test_drain_waits_for_a_failed_message_even_when_the_counts_miss_it(
     runtime.drain(timeout=10)
     # THEN the drain knew the failed message was coming back and delivered it again
     assert [r["body"] for r in recorder.records("on_queue")] == [message, message]
+
+
+def test_a_later_runtime_looks_no_queue_up_again_but_reads_a_changed_visibility(
+    infra: Infrastructure, recorder: Recorder
+) -> None:
+    # GIVEN a runtime started over the queue, and the queue's visibility timeout changed since
+    calls: list[str] = []
+    events = client("sqs").meta.events
+
+    def count(model: Any, **_: Any) -> None:
+        calls.append(model.name)
+
+    app = build_app(infra, recorder, on_queue=ok)
+    EventRuntime(app, infra, visibility_timeout=1)
+    url = queue_url(infra.queues[0].name)
+    client("sqs").set_queue_attributes(QueueUrl=url, Attributes={"VisibilityTimeout": "7"})
+    events.register("before-call.sqs", count)
+    try:
+        # WHEN another runtime starts with a visibility of its own, and one with the queue's
+        EventRuntime(app, infra, visibility_timeout=1)
+        with_own = list(calls)
+        later = EventRuntime(app, infra)
+    finally:
+        events.unregister("before-call.sqs", count)
+    # THEN the queue's URL and ARN are not looked up again; only the queue's visibility is read
+    assert with_own == []
+    assert calls == ["GetQueueAttributes"]
+    poller = next(p for p in later._pollers if isinstance(p, runtime_sqs.SqsPoller))
+    assert poller._queue_visibility == 7

@@ -1,0 +1,42 @@
+"""The AWS client factory: clients are cached by the settings they are built from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from chalicelib.aws import clients
+from chalicelib.settings import reset_settings
+
+
+@pytest.fixture
+def settings_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    yield monkeypatch
+    monkeypatch.undo()
+    reset_settings()
+
+
+def test_re_read_settings_keep_their_clients(settings_env: pytest.MonkeyPatch) -> None:
+    # GIVEN clients built from the current settings
+    sqs, table = clients.client("sqs"), clients.table("some-table")
+    # WHEN the settings are read again, unchanged THEN the same clients serve
+    reset_settings()
+    assert clients.client("sqs") is sqs
+    assert clients.table("some-table") is table
+
+
+def test_a_changed_setting_gets_clients_built_from_it(settings_env: pytest.MonkeyPatch) -> None:
+    # GIVEN a client built from the current settings
+    before = clients.client("sqs")
+    # WHEN the endpoint and timeout settings change
+    settings_env.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+    settings_env.setenv("AWS_CONNECT_TIMEOUT", "1.5")
+    reset_settings()
+    # THEN new clients follow them, and a table in another region gets its own resource
+    after = clients.client("sqs")
+    assert after is not before
+    assert after.meta.endpoint_url == "http://127.0.0.1:1"
+    assert after.meta.config.connect_timeout == 1.5
+    assert clients.dynamodb("eu-west-1").meta.client.meta.region_name == "eu-west-1"
+    assert clients.table("t", "eu-west-1") is not clients.table("t")

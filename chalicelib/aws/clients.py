@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import boto3
 from botocore.config import Config
@@ -25,14 +25,20 @@ if TYPE_CHECKING:
 _lock = threading.Lock()
 
 
-#: What a client is built from: the settings it reads. Clients are cached by it, so re-reading
-#: settings (tests, a changed endpoint) builds a new client only when one of these changed.
-ClientKey = tuple[str | None, str, int, float, float]
+class ClientKey(NamedTuple):
+    """What a client is built from: the settings it reads. Clients are cached by it, so re-reading
+    settings (tests, a changed endpoint) builds a new client only when one of these changed."""
+
+    endpoint: str | None
+    region: str
+    max_attempts: int
+    connect_timeout: float
+    read_timeout: float
 
 
 def _client_key(region: str | None = None) -> ClientKey:
     settings = get_settings()
-    return (
+    return ClientKey(
         settings.aws_endpoint_url,
         region or settings.region,
         settings.aws_max_attempts,
@@ -47,12 +53,11 @@ def botocore_config() -> Config:
 
 
 def _config(key: ClientKey) -> Config:
-    _, region, max_attempts, connect_timeout, read_timeout = key
     return Config(
-        region_name=region,
-        retries={"mode": "standard", "max_attempts": max_attempts},
-        connect_timeout=connect_timeout,
-        read_timeout=read_timeout,
+        region_name=key.region,
+        retries={"mode": "standard", "max_attempts": key.max_attempts},
+        connect_timeout=key.connect_timeout,
+        read_timeout=key.read_timeout,
         tcp_keepalive=True,
     )
 
@@ -69,12 +74,11 @@ def client(service: str) -> Any:
 
 @cache
 def _client(service: str, key: ClientKey) -> Any:
-    endpoint, region = key[0], key[1]
     with _lock:  # boto3 sessions are not thread-safe while creating clients
         return _session().client(
             service,  # type: ignore[call-overload]
-            endpoint_url=endpoint,
-            region_name=region,
+            endpoint_url=key.endpoint,
+            region_name=key.region,
             config=_config(key),
         )
 
@@ -90,12 +94,11 @@ def dynamodb(region: str | None = None) -> DynamoDBServiceResource:
 
 @cache
 def _dynamodb(key: ClientKey) -> DynamoDBServiceResource:
-    endpoint, region = key[0], key[1]
     with _lock:
         return _session().resource(
             "dynamodb",
-            endpoint_url=endpoint,
-            region_name=region,
+            endpoint_url=key.endpoint,
+            region_name=key.region,
             config=_config(key),
         )
 

@@ -13,7 +13,8 @@ table of a few thousand rows took seconds). Here a transaction backs up only the
 touches (and the table's stream length) and restores exactly those if it is cancelled,
 which is the same all-or-nothing outcome at the cost of the transaction's own items.
 
-It also serves DynamoDB without the moto costs that grow with the data (:mod:`ops.moto_fast`).
+It also serves DynamoDB without the moto costs that grow with the data (:mod:`ops.moto_fast`), and
+keeps each client's connection open between requests (:mod:`ops.keep_alive`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from werkzeug.serving import run_simple
 
 from ops import moto_fast
 from ops.heap import freeze_survivors_of_full_collections
+from ops.keep_alive import KeepAliveMixin
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -114,9 +116,13 @@ def _restore(table: Table, hash_key: Any, range_key: Any, item: Any) -> None:
         table.items[hash_key] = item
 
 
-class QuietRequestHandler(MotoRequestHandler):
-    """moto's request handler without a log line per request (errors are still logged):
-    a test session makes hundreds of thousands of requests, and the lines cost CPU."""
+class KeepAliveRequestHandler(KeepAliveMixin, MotoRequestHandler):
+    """moto's request handler, keeping each client's connection open (:mod:`ops.keep_alive`)."""
+
+
+class QuietRequestHandler(KeepAliveRequestHandler):
+    """The same without a log line per request (errors are still logged): a test session
+    makes tens of thousands of requests, and the lines cost CPU."""
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         pass
@@ -139,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
         args.port,
         serialize_dynamodb(dispatcher),
         threaded=True,
-        request_handler=QuietRequestHandler if args.quiet else MotoRequestHandler,
+        request_handler=QuietRequestHandler if args.quiet else KeepAliveRequestHandler,
     )
 
 

@@ -270,6 +270,9 @@ def path_param(match: re.Match[str], name: str) -> str:
 def _handler_for(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = f"fake-{fake.name}"
+        # Keep-alive, as the real services: every request body is read whole and every
+        # answer states its length, so a client's pooled connection serves its next request.
+        protocol_version = "HTTP/1.1"
 
         def _serve(self) -> None:
             fake._enter()

@@ -26,6 +26,8 @@ _BODILESS = frozenset({204, 304})
 #: Response headers this module writes itself.
 _FRAMING = frozenset({"content-length", "connection", "transfer-encoding"})
 
+Headers = list[tuple[str, str]]
+
 
 class KeepAliveMixin(WSGIRequestHandler):
     """A werkzeug request handler that keeps the connection open between requests."""
@@ -40,7 +42,7 @@ class KeepAliveMixin(WSGIRequestHandler):
             return
         environ = self.make_environ()
         length = int(environ.get("CONTENT_LENGTH") or 0)
-        body = self.rfile.read(length) if length > 0 else b""
+        body = self.rfile.read(length)
         if len(body) < length:  # the client went away mid-body
             self.close_connection = True
             return
@@ -63,19 +65,16 @@ class KeepAliveMixin(WSGIRequestHandler):
             and (headers.get("Content-Length") or "0").isdigit()
         )
 
-    def _respond(self, status: str, headers: list[tuple[str, str]], body: bytes) -> None:
+    def _respond(self, status: str, headers: Headers, body: bytes) -> None:
         code_text, _, reason = status.partition(" ")
         code = int(code_text)
+        head = self.command == "HEAD"  # states the length a GET would have, sends no body
+        bodiless = head or code < 200 or code in _BODILESS
         self.send_response(code, reason)
         for name, value in headers:
-            if name.lower() not in _FRAMING:
+            if name.lower() not in _FRAMING or (head and name.lower() == "content-length"):
                 self.send_header(name, value)
-        bodiless = self.command == "HEAD" or code < 200 or code in _BODILESS
-        if self.command == "HEAD":
-            for name, value in headers:
-                if name.lower() == "content-length":
-                    self.send_header(name, value)
-        elif not bodiless:
+        if not bodiless:
             self.send_header("Content-Length", str(len(body)))
         if self.close_connection:
             self.send_header("Connection", "close")
@@ -84,15 +83,12 @@ class KeepAliveMixin(WSGIRequestHandler):
             self.wfile.write(body)
 
 
-Headers = list[tuple[str, str]]
-
-
 def _call(app: Callable[..., Iterable[bytes]], environ: dict[str, Any]) -> tuple[str, Headers, list[bytes]]:
     """Run a WSGI application to completion: its status, headers and body chunks."""
     started: list[tuple[str, Headers]] = []
     chunks: list[bytes] = []
 
-    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], None]:
+    def start_response(status: str, headers: Headers, exc_info: Any = None) -> Callable[[bytes], None]:
         if exc_info is not None and started:
             raise exc_info[1].with_traceback(exc_info[2])
         started[:] = [(status, list(headers))]

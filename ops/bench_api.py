@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import statistics
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -87,28 +86,6 @@ def seed(user_id: str, count: int) -> None:
     transactions.put_transaction_items(rows)
 
 
-@contextmanager
-def serve_app() -> Iterator[str]:
-    """The app over HTTP on a free port (what ``chalice local`` runs)."""
-    from chalice.config import Config
-    from chalice.local import ChaliceRequestHandler, LocalDevServer
-
-    import app as app_module
-
-    class QuietHandler(ChaliceRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-    config = Config.create(chalice_stage="dev", app_name="txn", chalice_app=app_module.app, lambda_timeout=60)
-    server = LocalDevServer(app_module.app, config, "127.0.0.1", 0, handler_cls=QuietHandler)
-    thread = threading.Thread(target=server.server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server.server_address[1]}"
-    finally:
-        server.shutdown()
-
-
 def _timed(action: Callable[[], list[str]]) -> tuple[float, list[str]]:
     started = time.perf_counter()
     ids = action()
@@ -124,6 +101,7 @@ def measure(repeats: int = 50, rows: int = 300) -> BenchResult:
     from chalicelib.data import keys
     from chalicelib.infra.bootstrap import bootstrap
     from chalicelib.settings import get_settings, reset_settings
+    from ops.app_server import serve_app
     from ops.fakes.auth0 import FakeAuth0
     from ops.local_aws import apply_local_env, local_aws
 

@@ -14,19 +14,17 @@ fixtures, each starting its own stack and re-pointing the environment at it).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from chalice.config import Config
-from chalice.local import LocalDevServer, create_local_server
 
 from chalicelib.aws.messaging import queue_url
 from chalicelib.peers import reset_peers
 from chalicelib.plaid.client import reset_plaid
 from chalicelib.plaid.webhook_verification import reset_webhook_keys
 from chalicelib.settings import get_settings, reset_settings
+from ops.app_server import serve_app
 from ops.demo import link_fake_item
 from ops.fakes.pave import FakePave
 from ops.fakes.peers import FakePeers
@@ -80,15 +78,9 @@ def fake_pave(stack_env: dict[str, Any]) -> FakePave:
 
 @pytest.fixture(scope="session")
 def app_url(stack_env: dict[str, Any]) -> Iterator[str]:
-    """The app served over HTTP on an ephemeral port by Chalice's local server."""
-    import app as app_module
-
-    config = Config.create(chalice_stage="dev", app_name="txn", chalice_app=app_module.app, lambda_timeout=60)
-    server: LocalDevServer = create_local_server(app_module.app, config, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server.server_address[1]}"
-    server.shutdown()
+    """The app served over HTTP on an ephemeral port by Chalice's local server (ops/app_server.py)."""
+    with serve_app() as url:
+        yield url
 
 
 @pytest.fixture

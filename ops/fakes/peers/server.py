@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar, Self
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from ops.fakes.http import HttpFake
+from ops.fakes.http import HttpFake, KeepAliveHandler
 
 CONTROL_PREFIX = "/_fake/"
 
@@ -268,11 +268,8 @@ def path_param(match: re.Match[str], name: str) -> str:
 
 
 def _handler_for(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(KeepAliveHandler):
         server_version = f"fake-{fake.name}"
-        # Keep-alive, as the real services: every request body is read whole and every
-        # answer states its length, so a client's pooled connection serves its next request.
-        protocol_version = "HTTP/1.1"
 
         def _serve(self) -> None:
             fake._enter()

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from chalicelib import clock
-from ops.fakes.http import HttpFake
+from ops.fakes.http import HttpFake, KeepAliveHandler
 from ops.fakes.plaid.api import ENDPOINTS
 from ops.fakes.plaid.errors import FakeApiError, Fault, request_id
 from ops.fakes.plaid.keys import SigningKey, webhook_body
@@ -303,8 +303,7 @@ def _error(exc: FakeApiError, endpoint: str) -> tuple[int, dict[str, Any]]:
 def _handler_for(fake: FakePlaid) -> type[BaseHTTPRequestHandler]:
     from ops.fakes.plaid.control import handle_control
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    class Handler(KeepAliveHandler):
         server_version = "FakePlaid/1"
         timeout = 60
 

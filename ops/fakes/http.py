@@ -19,9 +19,10 @@ from typing import ClassVar, Self
 class KeepAliveHandler(BaseHTTPRequestHandler):
     """A handler that keeps the connection for the client's next request, as the real services do.
 
-    Every request body is read whole and every answer states its length. Nagle's algorithm is
-    off: a handler writes its headers and its body apart, and on a kept connection the body
-    waited for the client's delayed acknowledgement, about 40 ms a request.
+    A subclass must read every request body whole and state every answer's length, so the
+    connection is ready for the next request. Nagle's algorithm is off: a handler writes its
+    headers and its body apart, and on a kept connection the body waited for the client's
+    delayed acknowledgement, about 40 ms a request.
     """
 
     protocol_version = "HTTP/1.1"

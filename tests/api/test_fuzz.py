@@ -65,7 +65,7 @@ def http_session() -> Iterator[ManagedCookiesSession]:
     builds per request (redirects within the host only, cookies dropped between requests).
 
     Without it each request opened a connection and a session that re-read the environment for
-    proxies, about a tenth of the run's CPU; the app is on loopback, so no proxy applies.
+    proxies, about a fifth of the fuzz's CPU; the app is on loopback, so no proxy applies.
     """
     session = ManagedCookiesSession()
     session.trust_env = False

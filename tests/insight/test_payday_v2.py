@@ -274,6 +274,35 @@ def test_one_deposit_off_every_published_schedule_or_from_an_employer_gives_no_d
         assert (result.next_payday, result.cadence) == (None, "NONE")
 
 
+def test_a_payer_paid_once_three_weeks_ago_or_more_pays_monthly() -> None:
+    # GIVEN 45 days of history and one paycheck on Tuesday 1 September, the month before it
+    # outside the history; 25 days on, a weekly, biweekly or twice-monthly payer would have paid again
+    rows = paychecks([d("2026-09-01")])
+    result = predict(history("2026-09-26", rows, days=45), d("2026-09-26"))
+    # THEN the 1st of the next month: a monthly payer
+    assert (result.next_payday, result.cadence) == (d("2026-10-01"), "MONTHLY")
+
+
+def test_a_new_job_paid_once_after_the_old_one_stopped_pays_monthly() -> None:
+    # GIVEN biweekly pay from one employer until 7 August, then one paycheck from another on
+    # Monday 31 August (the last day), 25 days before as_of
+    old = on_schedule(Schedule.biweekly(d("2026-05-15")), "2026-05-15", "2026-08-07", employer="OLD CO")
+    rows = old + paychecks([d("2026-08-31")], employer="NEW CO")
+    result = predict(history("2026-09-25", rows), d("2026-09-25"))
+    # THEN the new job's next month end (30 September, a Wednesday)
+    assert (result.next_payday, result.cadence) == (d("2026-09-30"), "MONTHLY")
+
+
+def test_a_lone_payment_long_after_the_history_began_gives_no_date() -> None:
+    # GIVEN 120 days of history with no income but one paycheck-labelled deposit 25 days ago
+    # (a one-off: a monthly payer would have paid the month before, inside the history)
+    # OR one 15 days ago (the cadence is not known yet)
+    for day in ("2026-09-01", "2026-09-11"):
+        result = predict(history("2026-09-26", paychecks([d(day)])), d("2026-09-26"))
+        # THEN no date
+        assert (result.next_payday, result.cadence) == (None, "NONE")
+
+
 def test_another_apps_advance_before_each_payday_is_not_income() -> None:
     fridays = Schedule.biweekly(d("2026-08-07")).dates(d("2026-06-01"), d("2026-09-28"))
     advances = [txn(f - timedelta(days=2), -10_000, "EARNIN ACTIVEHOURS") for f in fridays]

@@ -10,7 +10,12 @@
    a day or two late, a day or two early: rarer still where the bank posts on the payday
    itself, missed, extra) plus a log prior from US payroll practice. A monthly federal
    benefit (Social Security, SSI, VA) with one deposit is scored against its published
-   schedules alone: one deposit tells which of them the payee is on.
+   schedules alone: one deposit tells which of them the payee is on. When no other payer has
+   a payday to predict, a payroll deposit made once 20 days or more before ``as_of`` is
+   scored against every monthly rule (a payer paying more often would have paid again): a
+   monthly payer whose deposit before fell outside the history (it is within 35 days of its
+   start), or a new job after a payer that stopped. A lone deposit long after the history
+   began is a one-off and gives no date.
 3. **Regular or not**: a stream is regular when its best schedule matches two deposits or
    more with F1 >= 0.7 and a mean distance under 0.75 day; streams without income evidence
    must do better (3 matches, F1 >= 0.85, 80% on the day, never on a day ACH does not
@@ -38,8 +43,8 @@
    last eight deposits, is above it too.
    Confidence: :mod:`.confidence`, a calibrated probability that the date is exact.
 6. **Answers without a date**: the primary's last payday did not arrive (LATE), pay stopped,
-   a new payer has paid once so far (and, paying more at once than the primary pays in a
-   month, may be the main income), or nothing is regular (gig payouts, no income): V2
+   a new payer has paid once so far, too recently to be read as monthly (and, paying more
+   at once than the primary pays in a month, may be the main income), or nothing is regular (gig payouts, no income): V2
    answers "no payday" with the reason. It cannot run at all (the chain falls back) with
    under 14 days of history, or under 45 days when no payer has paid twice yet (and no
    federal benefit's one deposit gave a schedule).
@@ -297,11 +302,62 @@ def _regular(stream: Stream, best: Fit, *, published: bool = False) -> tuple[boo
     return True, best.schedule.describe()
 
 
-def fit_stream(stream: Stream, as_of: date, history_start: date) -> StreamFit:
-    """Fit one stream and judge it (regular or not; ACTIVE, LATE or ENDED)."""
+#: A payer that has paid once, this many days or more before ``as_of``, pays monthly: a payer
+#: paying every week, every two weeks or twice a month would have paid again (the longest gap
+#: of a twice-monthly payer, a 15th rolled back to the 13th and a 1st on a Monday, is 19 days).
+ONCE_MONTHLY_DAYS = 20
+#: The longest gap between a monthly payer's deposits (a 1st rolled forward after a 31st rolled back).
+MONTH_DAYS = 35
+
+
+def _monthly_rules() -> tuple[Schedule, ...]:
+    """Every monthly rule (each day of the month, each nth weekday) as each roll and early
+    posting would post it: one deposit is scored against them all and the priors rank them."""
+    rules = [Schedule.monthly(day) for day in range(1, LAST_DAY + 1)]
+    rules += [Schedule.nth_weekday(nth, weekday) for nth in (1, 2, 3, 4, -1) for weekday in range(5)]
+    return tuple(rule.posting(roll, shift) for rule in rules for roll in (Roll.PREV, Roll.NEXT) for shift in (0, 1, 2))
+
+
+_MONTHLY_RULES = _monthly_rules()
+
+
+def _once_monthly(stream: Stream, as_of: date) -> bool:
+    """A payroll stream (income evidence, not gig) whose one deposit is old enough that only a
+    monthly payer would not have paid again."""
+    return (
+        len(stream.deposits) == 1
+        and stream.evidence is Evidence.INCOME
+        and not stream.gig
+        and (as_of - stream.deposits[0].day).days >= ONCE_MONTHLY_DAYS
+    )
+
+
+def _monthly_once(fits: Sequence[StreamFit], as_of: date, history_start: date) -> list[StreamFit]:
+    """Streams paid once read as monthly (:func:`_once_monthly`) where that is a monthly payer,
+    not a one-off: the deposit before may have fallen before the history (it is within a
+    month of its start), or it follows a payer that stopped (a new job)."""
+    stopped = [sf.stream.deposits[-1].day for sf in fits if sf.regular and sf.status in (LATE, ENDED)]
+    out = []
+    for sf in fits:
+        stream = sf.stream
+        first = stream.deposits[0].day
+        if _once_monthly(stream, as_of) and (
+            (first - history_start).days <= MONTH_DAYS or any(last < first for last in stopped)
+        ):
+            out.append(fit_stream(stream, as_of, history_start, once=True))
+        else:
+            out.append(sf)
+    return out
+
+
+def fit_stream(stream: Stream, as_of: date, history_start: date, *, once: bool = False) -> StreamFit:
+    """Fit one stream and judge it (regular or not; ACTIVE, LATE or ENDED). ``once``: a
+    payroll stream paid once long enough ago (:func:`_once_monthly`) is read as monthly."""
     days = stream.days
     published = _published(stream.payer) if len(days) == 1 and not _strict(stream) else ()
-    if published:  # a federal benefit's one deposit, against its published schedules
+    if not published and once and _once_monthly(stream, as_of):
+        published = _MONTHLY_RULES
+    if published:  # one deposit, against a federal benefit's published schedules or every monthly rule
         fits = fit_schedules(days, published, end=as_of, start=history_start, tolerance=TOLERANCE)
         fits = [f for f in fits if f.exact == 1]  # on the day one of them posts
         if not fits:
@@ -596,8 +652,14 @@ def analyse(txns: Sequence[Txn], as_of: date, *, cost_ratio: float = EARLY_COST_
     if history_days < MIN_HISTORY_DAYS:
         error = InsufficientHistoryError(f"{history_days} days of history, {MIN_HISTORY_DAYS} needed")
         return V2Result(None, error, candidates, ())
-    fitted = _replaced(_moved([fit_stream(s, as_of, history_start) for s in streams], as_of, history_start))
+    fits = [fit_stream(s, as_of, history_start) for s in streams]
+    fitted = _replaced(_moved(fits, as_of, history_start))
     primary = _primary(fitted)
+    if primary is None or primary.status == LATE:  # no payday otherwise: a payer paid once may be monthly
+        once = _monthly_once(fits, as_of, history_start)
+        if any(o is not f and o.regular and o.status == ACTIVE for o, f in zip(once, fits, strict=True)):
+            fitted = _replaced(_moved(once, as_of, history_start))
+            primary = _primary(fitted)
     details = {"streams": [sf.summary() for sf in fitted]}
     if primary is None:
         if history_days < ANSWER_HISTORY_DAYS and not any(len(s.deposits) >= 2 for s in streams):

@@ -262,6 +262,14 @@ def test_one_social_security_deposit_gives_its_published_wednesday() -> None:
     assert (result.next_payday, result.cadence) == (d("2026-09-22"), "MONTHLY")
 
 
+def test_one_military_paycheck_on_the_15th_gives_the_1st() -> None:
+    # GIVEN one deposit from DFAS (military pay: the 1st and the 15th) on Tuesday 15 September
+    rows = paychecks([d("2026-09-15")], employer="DFAS-CLEVELAND")
+    result = predict(history("2026-09-20", rows, days=60), d("2026-09-20"))
+    # THEN the 1st of October: one deposit fixes the published schedule
+    assert (result.next_payday, result.cadence) == (d("2026-10-01"), "SEMI_MONTHLY")
+
+
 def test_one_deposit_off_every_published_schedule_or_from_an_employer_gives_no_date() -> None:
     # GIVEN one Social Security deposit on Friday 21 August (no published day posts then) or one
     # paycheck from an employer

@@ -9,8 +9,9 @@
    log-likelihood of the deposits under a simple noise model (a deposit on the expected day,
    a day or two late, a day or two early: rarer still where the bank posts on the payday
    itself, missed, extra) plus a log prior from US payroll practice. A monthly federal
-   benefit (Social Security, SSI, VA) with one deposit is scored against its published
-   schedules alone: one deposit tells which of them the payee is on. When no other payer has
+   benefit (Social Security, SSI, VA) or military pay (DFAS) with one deposit is scored
+   against its published schedules alone: one deposit tells which of them the payee is on.
+   When no other payer has
    a payday to predict, a payroll deposit made once 20 days or more before ``as_of`` is
    scored against every monthly rule (a payer paying more often would have paid again): a
    monthly payer whose deposit before fell outside the history (it is within 35 days of its
@@ -177,13 +178,16 @@ def _government_rule(payer: str) -> Callable[[Schedule], bool] | None:
 
 
 def _published(payer: str) -> tuple[Schedule, ...]:
-    """A monthly federal benefit's published schedules, posted on the day or one or two
-    business days early: one deposit tells which one the payee is on (Social Security pays
-    each payee on the same Wednesday, or the 3rd, every month)."""
+    """A federal payer's published schedules, posted on the day or one or two business days
+    early: one deposit tells which one the payee is on (Social Security pays each payee on the
+    same Wednesday, or the 3rd, every month; military pay comes on the 1st and the 15th, or
+    monthly on the 1st)."""
     if payer == "SSA":
         rules = [Schedule.nth_weekday(nth, 2) for nth in (2, 3, 4)] + [Schedule.monthly(3)]
     elif payer in ("SSI", "VA"):
         rules = [Schedule.monthly(1)]
+    elif payer.startswith("DFAS"):
+        rules = [Schedule.semi_monthly(1, 15), Schedule.monthly(1)]
     else:
         return ()
     return tuple(rule.posting(Roll.PREV, shift) for rule in rules for shift in (0, 1, 2))

@@ -11,12 +11,11 @@
    itself, missed, extra) plus a log prior from US payroll practice. A monthly federal
    benefit (Social Security, SSI, VA) or military pay (DFAS) with one deposit is scored
    against its published schedules alone: one deposit tells which of them the payee is on.
-   When no other payer has
-   a payday to predict, a payroll deposit made once 20 days or more before ``as_of`` is
-   scored against every monthly rule (a payer paying more often would have paid again): a
-   monthly payer whose deposit before fell outside the history (it is within 35 days of its
-   start), or a new job after a payer that stopped. A lone deposit long after the history
-   began is a one-off and gives no date.
+   When no other payer has a payday to predict, a payroll deposit made once 20 days or more
+   before ``as_of`` is scored against every monthly rule (a payer paying more often would
+   have paid again): a monthly payer whose deposit before fell outside the history (it is
+   within 35 days of its start), or a new job after a payer that stopped. A lone deposit
+   long after the history began is a one-off and gives no date.
 3. **Regular or not**: a stream is regular when its best schedule matches two deposits or
    more with F1 >= 0.7 and a mean distance under 0.75 day; streams without income evidence
    must do better (3 matches, F1 >= 0.85, 80% on the day, never on a day ACH does not
@@ -45,8 +44,8 @@
    Confidence: :mod:`.confidence`, a calibrated probability that the date is exact.
 6. **Answers without a date**: the primary's last payday did not arrive (LATE), pay stopped,
    a new payer has paid once so far, too recently to be read as monthly (and, paying more
-   at once than the primary pays in a month, may be the main income), or nothing is regular (gig payouts, no income): V2
-   answers "no payday" with the reason. It cannot run at all (the chain falls back) with
+   at once than the primary pays in a month, may be the main income), or nothing is regular
+   (gig payouts, no income): V2 answers "no payday" with the reason. It cannot run at all (the chain falls back) with
    under 14 days of history, or under 45 days when no payer has paid twice yet (and no
    federal benefit's one deposit gave a schedule).
 """
@@ -310,7 +309,8 @@ def _regular(stream: Stream, best: Fit, *, published: bool = False) -> tuple[boo
 #: paying every week, every two weeks or twice a month would have paid again (the longest gap
 #: of a twice-monthly payer, a 15th rolled back to the 13th and a 1st on a Monday, is 19 days).
 ONCE_MONTHLY_DAYS = 20
-#: The longest gap between a monthly payer's deposits (a 1st rolled forward after a 31st rolled back).
+#: The longest gap between a monthly payer's deposits: a 31-day month, the later date on its
+#: rule and the earlier one rolled back over a weekend and a holiday Monday, posted early.
 MONTH_DAYS = 35
 
 
@@ -325,15 +325,15 @@ def _monthly_rules() -> tuple[Schedule, ...]:
 _MONTHLY_RULES = _monthly_rules()
 
 
+def _paid_once(stream: Stream) -> bool:
+    """A payroll stream (income evidence, not gig) with one deposit so far."""
+    return len(stream.deposits) == 1 and stream.evidence is Evidence.INCOME and not stream.gig
+
+
 def _once_monthly(stream: Stream, as_of: date) -> bool:
-    """A payroll stream (income evidence, not gig) whose one deposit is old enough that only a
-    monthly payer would not have paid again."""
-    return (
-        len(stream.deposits) == 1
-        and stream.evidence is Evidence.INCOME
-        and not stream.gig
-        and (as_of - stream.deposits[0].day).days >= ONCE_MONTHLY_DAYS
-    )
+    """A payroll stream paid once, long enough ago that only a monthly payer would not have
+    paid again."""
+    return _paid_once(stream) and (as_of - stream.deposits[0].day).days >= ONCE_MONTHLY_DAYS
 
 
 def _monthly_once(fits: Sequence[StreamFit], as_of: date, history_start: date) -> list[StreamFit]:
@@ -355,11 +355,13 @@ def _monthly_once(fits: Sequence[StreamFit], as_of: date, history_start: date) -
 
 
 def fit_stream(stream: Stream, as_of: date, history_start: date, *, once: bool = False) -> StreamFit:
-    """Fit one stream and judge it (regular or not; ACTIVE, LATE or ENDED). ``once``: a
-    payroll stream paid once long enough ago (:func:`_once_monthly`) is read as monthly."""
+    """Fit one stream and judge it (regular or not; ACTIVE, LATE or ENDED). ``once``: the
+    stream's one deposit is a monthly payer's (:func:`_monthly_once` decides), scored against
+    every monthly rule unless the payer publishes its schedules."""
     days = stream.days
     published = _published(stream.payer) if len(days) == 1 and not _strict(stream) else ()
-    if not published and once and _once_monthly(stream, as_of):
+    if once and not published:
+        assert len(days) == 1, "only a stream paid once is read as monthly from one deposit"
         published = _MONTHLY_RULES
     if published:  # one deposit, against a federal benefit's published schedules or every monthly rule
         fits = fit_schedules(days, published, end=as_of, start=history_start, tolerance=TOLERANCE)
@@ -521,9 +523,7 @@ def _unfitted_rival(fitted: Sequence[StreamFit], primary: StreamFit, as_of: date
     for sf in fitted:
         stream = sf.stream
         if (
-            len(stream.deposits) == 1
-            and stream.evidence is Evidence.INCOME
-            and not stream.gig
+            _paid_once(stream)
             and stream.payer != primary.stream.payer
             and (as_of - stream.deposits[0].day).days <= 45
             and stream.deposits[0].cents >= primary.monthly_cents

@@ -311,6 +311,26 @@ def test_a_lone_payment_long_after_the_history_began_gives_no_date() -> None:
         assert (result.next_payday, result.cadence) == (None, "NONE")
 
 
+def test_a_new_payer_paying_more_at_once_than_the_primary_a_month_gives_no_date() -> None:
+    # GIVEN a small job paying every other Friday (about 2,200 a month) and, 16 days ago, one
+    # deposit of 4,900 from another company: labelled payroll, or a transfer with no payroll
+    # words (as a feed may post a paycheck)
+    small = paychecks(Schedule.biweekly(d("2026-06-05")).dates(d("2026-06-01"), d("2026-09-25")), 100_000, "SIDE CO")
+    transfer = {"personal_finance_category": {"primary": "TRANSFER_IN", "detailed": "TRANSFER_IN_DEPOSIT"}}
+    for big in (
+        paycheck(d("2026-09-14"), 490_000, "NORTHWIND TRADERS"),
+        txn("2026-09-14", -490_000, "NORTHWIND TRADERS", category=["Transfer", "Deposit"], **transfer),
+    ):
+        result = predict(history("2026-09-30", [*small, big]), d("2026-09-30"))
+        # THEN no date: the new payer may be the main income, and its payday is not known yet
+        # (the small job's 9 October would be early for a main job paying monthly)
+        assert (result.next_payday, result.cadence) == (None, "NONE"), result.chosen
+        assert "too early to tell" in (result.reason or "")
+    # AND a one-off smaller than a month of the small job's pay does not stop the prediction
+    result = predict(history("2026-09-30", [*small, paycheck(d("2026-09-14"), 150_000, "NORTHWIND")]), d("2026-09-30"))
+    assert (result.next_payday, result.cadence) == (d("2026-10-09"), "BIWEEKLY")
+
+
 def test_another_apps_advance_before_each_payday_is_not_income() -> None:
     fridays = Schedule.biweekly(d("2026-08-07")).dates(d("2026-06-01"), d("2026-09-28"))
     advances = [txn(f - timedelta(days=2), -10_000, "EARNIN ACTIVEHOURS") for f in fridays]

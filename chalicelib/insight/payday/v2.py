@@ -518,12 +518,15 @@ def _contenders(fitted: Sequence[StreamFit], primary: StreamFit, history_start: 
 
 
 def _unfitted_rival(fitted: Sequence[StreamFit], primary: StreamFit, as_of: date) -> StreamFit | None:
-    """A new payer (one recent deposit, income evidence, not gig) paying more at once than the
-    primary pays in a month: it may be the main income, with a payday not known yet."""
+    """A new payer (one recent deposit, not gig) paying more at once than the primary pays in a
+    month: it may be the main income, with a payday not known yet. Its deposit need not be
+    labelled income (the feed may call a paycheck a transfer): a large unlabelled credit from
+    a payer is a reason to wait, not to predict the smaller payer's payday."""
     for sf in fitted:
         stream = sf.stream
         if (
-            _paid_once(stream)
+            len(stream.deposits) == 1
+            and not stream.gig
             and stream.payer != primary.stream.payer
             and (as_of - stream.deposits[0].day).days <= 45
             and stream.deposits[0].cents >= primary.monthly_cents

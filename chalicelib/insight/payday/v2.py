@@ -528,7 +528,7 @@ def _unfitted_rival(fitted: Sequence[StreamFit], primary: StreamFit, as_of: date
             len(stream.deposits) == 1
             and not stream.gig
             and stream.payer != primary.stream.payer
-            and (as_of - stream.deposits[0].day).days <= 45
+            and (as_of - stream.deposits[0].day).days <= NEWCOMER_DAYS
             and stream.deposits[0].cents >= primary.monthly_cents
         ):
             return sf

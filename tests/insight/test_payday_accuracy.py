@@ -70,3 +70,44 @@ def test_collection_dates_are_never_before_the_payday(people: list[users.Synthet
             assert answer.collection.instant == answer.next_payday > person.as_of
             assert answer.collection.standard > answer.next_payday
             assert answer.collection.extended is None or answer.collection.extended >= answer.collection.standard
+
+
+def test_the_schedule_oracle_is_early_exactly_when_the_world_made_a_payday_late(
+    people: list[users.SyntheticUser],
+) -> None:
+    # GIVEN the sample's users, WHEN the oracle (told every schedule) answers
+    found = bench_payday.oracle(people)
+    paid = [p for p in people if p.truth.next_payday is not None]
+    late = sum(1 for p in paid if p.truth.next_payday != p.truth.scheduled)
+    # THEN what happens after as_of only ever moves a payday later: predicting the schedule is
+    # exact on every other payday and early on those, each with its cause
+    assert found.n == len(paid)
+    assert found.exact == found.n - late and found.early == late == sum(found.deviated.values())
+    # AND the hedge at slipping banks never adds an early answer
+    assert found.hedged_early <= found.early
+    # AND knowing only the schedules the history shows, it is exact less often, and less so
+    # with less history (a 60-day window's deposits are also in the 90-day one)
+    assert found.shown_exact[60] <= found.shown_exact[90] <= found.hedged_exact
+
+
+@pytest.mark.parametrize(
+    ("counts", "meets"),
+    [
+        # neither answer meets both, but hedging half to two thirds of the slipping banks does
+        ((99, 2, 96, 0), True),
+        # hedging never brings early under 1%
+        ((98, 2, 96, 2), False),
+        # the hedge changes nothing and the scheduled day already meets both
+        ((97, 1, 97, 1), True),
+        # early low enough only where exactness is already below 97%
+        ((98, 3, 95, 0), False),
+    ],
+)
+def test_the_oracle_meets_the_targets_where_some_share_hedged_meets_both(
+    counts: tuple[int, int, int, int], meets: bool
+) -> None:
+    # GIVEN an oracle's two answers over 100 paydays (exact, early; hedged exact, hedged early)
+    exact, early, hedged_exact, hedged_early = counts
+    found = bench_payday.Oracle(n=100, exact=exact, early=early, hedged_exact=hedged_exact, hedged_early=hedged_early)
+    # WHEN asked whether any mix of them is exact for 97% with at most 1% early, THEN
+    assert found.meets() is meets

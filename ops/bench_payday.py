@@ -62,6 +62,8 @@ SETS = (
     ("held-out generator B, unseen seed (seed 13)", "B", 13),
 )
 TARGETS = "targets: exact >= 97% from 90 days, >= 95% at 60 days; early <= 1% everywhere; abstain >= 98%"
+#: The joint target the oracle is judged by at 90 days: exact for this share, early on at most that.
+EXACT_TARGET, EARLY_TARGET = 0.97, 0.01
 #: Seeds of the tuning generator for the oracle survey (``--survey``): none is used elsewhere.
 SURVEY_FIRST_SEED = 20
 #: Confidence buckets of the reliability table (lower bounds).
@@ -259,7 +261,7 @@ class Oracle:
         self.hedged_early += other.hedged_early
         self.shown_exact.update(other.shown_exact)
 
-    def meets(self, exact: float = 0.97, early: float = 0.01) -> bool:
+    def meets(self, exact: float = EXACT_TARGET, early: float = EARLY_TARGET) -> bool:
         """Some point between the two answers (hedging a share of the slipping banks) is exact
         for ``exact`` of the paydays while early on at most ``early`` of them."""
         low, high = 0.0, 1.0  # the share hedged
@@ -278,7 +280,8 @@ class Oracle:
         return low <= high
 
     def verdict(self) -> str:
-        return f"{'meets' if self.meets() else 'misses'} exact >= 97% with early <= 1%"
+        met = "meets" if self.meets() else "misses"
+        return f"{met} exact >= {EXACT_TARGET:.0%} with early <= {EARLY_TARGET:.0%}"
 
     def line(self) -> str:
         deviated = ", ".join(f"{cause} {count}" for cause, count in sorted(self.deviated.items())) or "none"

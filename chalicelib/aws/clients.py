@@ -83,35 +83,64 @@ def _client(service: str, key: ClientKey) -> Any:
         )
 
 
+class _ThreadHandles(threading.local):
+    """One thread's DynamoDB resources and tables (a fresh, empty set in every thread)."""
+
+    def __init__(self) -> None:
+        self.generation = -1
+        self.resources: dict[ClientKey, DynamoDBServiceResource] = {}
+        self.tables: dict[tuple[str, ClientKey], Table] = {}
+
+
+_handles = _ThreadHandles()
+#: Raised by :func:`reset_clients`; a thread whose handles are older drops them.
+_generation = 0
+
+
+def _thread_handles() -> _ThreadHandles:
+    handles = _handles
+    if handles.generation != _generation:
+        handles.resources.clear()
+        handles.tables.clear()
+        handles.generation = _generation
+    return handles
+
+
 def dynamodb(region: str | None = None) -> DynamoDBServiceResource:
-    """The DynamoDB resource of ``region`` (default: the deploy region).
+    """This thread's DynamoDB resource of ``region`` (default: the deploy region).
 
     Its client speaks Python types (Decimal, not AttributeValue). A table that lives in
     another region (the shared ``plaid-account-changes``) gets its own resource there.
+
+    **One per thread.** A resource turns ``Key(...)``/``Attr(...)`` conditions into expressions
+    with one placeholder counter that every request through it resets: two threads sharing it
+    overwrite each other's placeholders (a query goes out without its ``PK``). Clients are
+    thread-safe and shared; resources, and the tables built on them, never cross a thread.
     """
-    return _dynamodb(_client_key(region))
-
-
-@cache
-def _dynamodb(key: ClientKey) -> DynamoDBServiceResource:
-    with _lock:
-        return _session().resource(
-            "dynamodb",
-            endpoint_url=key.endpoint,
-            region_name=key.region,
-            config=_config(key),
-        )
+    key = _client_key(region)
+    handles = _thread_handles()
+    resource = handles.resources.get(key)
+    if resource is None:
+        with _lock:  # boto3 sessions are not thread-safe while creating clients
+            resource = _session().resource(
+                "dynamodb",
+                endpoint_url=key.endpoint,
+                region_name=key.region,
+                config=_config(key),
+            )
+        handles.resources[key] = resource
+    return resource
 
 
 def table(name: str, region: str | None = None) -> Table:
-    """A handle on the DynamoDB table ``name`` in ``region`` (default: the deploy region; no network call)."""
-    return _table(name, _client_key(region))
-
-
-@cache
-def _table(name: str, key: ClientKey) -> Table:
-    # boto3 builds a new resource class for every Table() call: one handle per table instead.
-    return _dynamodb(key).Table(name)
+    """This thread's handle on the DynamoDB table ``name`` in ``region`` (no network call)."""
+    key = _client_key(region)
+    handles = _thread_handles()
+    handle = handles.tables.get((name, key))
+    if handle is None:
+        # boto3 builds a new resource class for every Table() call: one handle per table instead.
+        handle = handles.tables[(name, key)] = dynamodb(region).Table(name)
+    return handle
 
 
 def sqs() -> SQSClient:
@@ -127,12 +156,13 @@ def events() -> EventBridgeClient:
 
 
 def reset_clients() -> None:
-    """Drop every cached client: the next call builds a new one (a test that needs a fresh one).
+    """Drop every cached client, in every thread: the next call builds a new one (a test that needs a fresh one).
 
     Changed settings need no reset: clients are cached by the settings they are built from.
     The session stays: it holds no setting (every client gets its endpoint, region and config
     from settings when built), and a new one would read every service model from disk again.
     """
+    global _generation  # noqa: PLW0603 - one generation per process is the point
     _client.cache_clear()
-    _dynamodb.cache_clear()
-    _table.cache_clear()
+    with _lock:
+        _generation += 1

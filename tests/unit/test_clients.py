@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import pytest
 
 from chalicelib.aws import clients
 from chalicelib.settings import reset_settings
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -40,3 +44,31 @@ def test_a_changed_setting_gets_clients_built_from_it(settings_env: pytest.Monke
     assert after.meta.config.connect_timeout == 1.5
     assert clients.dynamodb("eu-west-1").meta.client.meta.region_name == "eu-west-1"
     assert clients.table("t", "eu-west-1") is not clients.table("t")
+
+
+def in_another_thread(work: Callable[[], T]) -> T:
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(work).result()
+
+
+def test_resources_and_tables_never_cross_a_thread() -> None:
+    # GIVEN this thread's resource and table handle, and the shared client
+    resource, table, sqs = clients.dynamodb(), clients.table("some-table"), clients.client("sqs")
+    # WHEN another thread asks for the same ones
+    theirs = in_another_thread(lambda: (clients.dynamodb(), clients.table("some-table"), clients.client("sqs")))
+    # THEN it gets its own resource and table (each resource has its own expression builder),
+    # the same client, and this thread keeps its own
+    assert theirs[0] is not resource and theirs[1] is not table
+    assert theirs[0].meta.client is not resource.meta.client
+    assert theirs[2] is sqs
+    assert clients.dynamodb() is resource and clients.table("some-table") is table
+
+
+def test_a_reset_reaches_every_thread() -> None:
+    # GIVEN a thread that keeps its handles between calls
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        before = pool.submit(clients.table, "some-table").result()
+        assert pool.submit(clients.table, "some-table").result() is before
+        # WHEN another thread resets the clients THEN that thread builds new handles too
+        clients.reset_clients()
+        assert pool.submit(clients.table, "some-table").result() is not before

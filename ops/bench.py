@@ -40,19 +40,15 @@ WRITE_OPERATIONS = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "Tr
 @contextmanager
 def counted_requests() -> Iterator[Counter[str]]:
     """Count every DynamoDB request the service's clients send while the block runs."""
-    from chalicelib.aws.clients import dynamodb
+    from chalicelib.aws.clients import dynamodb_hook
 
     counts: Counter[str] = Counter()
-    events = dynamodb().meta.client.meta.events
 
     def count(model: Any, **_: Any) -> None:
         counts[model.name] += 1
 
-    events.register("before-call.dynamodb", count)
-    try:
+    with dynamodb_hook("before-call.dynamodb", count):
         yield counts
-    finally:
-        events.unregister("before-call.dynamodb", count)
 
 
 def _records(

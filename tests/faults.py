@@ -1,8 +1,9 @@
-"""Failures injected at the AWS boundary: a botocore event hook on the one client factory.
+"""Failures injected at the AWS boundary: botocore event hooks on the one client factory's clients.
 
-The code under test runs unchanged; only the client it gets from ``chalicelib.aws.clients``
-answers an error for the calls a test names, the way AWS would (a ``ClientError`` with
-AWS's error code), and the next calls go through again. Nothing is sent for a failed call.
+The code under test runs unchanged, in whatever thread: only the clients it gets from
+``chalicelib.aws.clients`` (every thread's DynamoDB clients, the shared others) answer an error
+for the calls a test names, the way AWS would (a ``ClientError`` with AWS's error code), and the
+next calls go through again. Nothing is sent for a failed call.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from botocore.exceptions import ClientError, ReadTimeoutError
 
 from chalicelib.aws import clients
+from chalicelib.settings import get_settings
 
 Predicate = Callable[[Mapping[str, Any]], bool]
 
@@ -41,10 +43,19 @@ class AwsFault:
         )
 
 
-def _client_for(service: str, region: str | None) -> Any:
-    if service == "dynamodb":
-        return clients.dynamodb(region).meta.client
-    return clients.client(service)
+@contextmanager
+def _hooked(service: str, event_name: str, handler: Callable[..., Any], region: str | None) -> Iterator[None]:
+    """``handler`` on every client of ``service`` the code under test may use, in any thread."""
+    if service == "dynamodb":  # one client per thread: every one of them, built or to be built
+        with clients.dynamodb_hook(event_name, handler, region=region or get_settings().region):
+            yield
+        return
+    events = clients.client(service).meta.events  # shared by every thread
+    events.register(event_name, handler)
+    try:
+        yield
+    finally:
+        events.unregister(event_name, handler)
 
 
 @contextmanager
@@ -59,14 +70,9 @@ def aws_fault(
 ) -> Iterator[AwsFault]:
     """Make the factory's ``service`` client fail ``operation`` (``PutItem``, ``SendMessage``...)."""
     fault = AwsFault(service, operation, code, times, when or (lambda params: True))
-    events = _client_for(service, region).meta.events
     # Emitted with the caller's own parameters (TableName, QueueUrl...), before any request is sent.
-    event_name = f"before-parameter-build.{service}.{operation}"
-    events.register(event_name, fault)
-    try:
+    with _hooked(service, f"before-parameter-build.{service}.{operation}", fault, region):
         yield fault
-    finally:
-        events.unregister(event_name, fault)
 
 
 @dataclass
@@ -92,13 +98,8 @@ def lost_answer(service: str, operation: str, *, times: int = 1, region: str | N
     the at-least-once case a consumer must survive by finding its work already done.
     """
     fault = LostAnswer(operation, times)
-    events = _client_for(service, region).meta.events
-    event_name = f"after-call.{service}.{operation}"
-    events.register(event_name, fault)
-    try:
+    with _hooked(service, f"after-call.{service}.{operation}", fault, region):
         yield fault
-    finally:
-        events.unregister(event_name, fault)
 
 
 def table_is(name: str) -> Predicate:

@@ -7,7 +7,11 @@ one botocore ``Config`` (standard retry mode with jitter, bounded timeouts) and 
 
 from __future__ import annotations
 
+import itertools
 import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -75,12 +79,15 @@ def client(service: str) -> Any:
 @cache
 def _client(service: str, key: ClientKey) -> Any:
     with _lock:  # boto3 sessions are not thread-safe while creating clients
-        return _session().client(
+        built = _session().client(
             service,  # type: ignore[call-overload]
             endpoint_url=key.endpoint,
             region_name=key.region,
             config=_config(key),
         )
+        if service == "dynamodb":
+            _track(built)
+        return built
 
 
 class _ThreadHandles(threading.local):
@@ -128,6 +135,7 @@ def dynamodb(region: str | None = None) -> DynamoDBServiceResource:
                 region_name=key.region,
                 config=_config(key),
             )
+            _track(resource.meta.client)
         handles.resources[key] = resource
     return resource
 
@@ -141,6 +149,64 @@ def table(name: str, region: str | None = None) -> Table:
         # boto3 builds a new resource class for every Table() call: one handle per table instead.
         handle = handles.tables[(name, key)] = dynamodb(region).Table(name)
     return handle
+
+
+# --- hooks on every DynamoDB client ---------------------------------------------------------
+
+
+class Hook(NamedTuple):
+    """A botocore event handler every DynamoDB client gets (of one region, or of all)."""
+
+    event: str
+    handler: Callable[..., Any]
+    first: bool
+    region: str | None
+
+
+#: Every DynamoDB client the factory built and still lives (one per thread and region, and the
+#: shared low-level one), and the hooks each gets, by their unique id.
+_dynamodb_clients: weakref.WeakSet[Any] = weakref.WeakSet()
+_hooks: dict[str, Hook] = {}
+_hook_ids = itertools.count()
+
+
+def _register(built: Any, unique_id: str, hook: Hook) -> None:
+    if hook.region is None or built.meta.region_name == hook.region:
+        events = built.meta.events
+        (events.register_first if hook.first else events.register)(hook.event, hook.handler, unique_id=unique_id)
+
+
+def _track(built: Any) -> None:
+    """Called under ``_lock`` for every new DynamoDB client: it gets every hook in force."""
+    _dynamodb_clients.add(built)
+    for unique_id, hook in _hooks.items():
+        _register(built, unique_id, hook)
+
+
+@contextmanager
+def dynamodb_hook(
+    event: str, handler: Callable[..., Any], *, first: bool = False, region: str | None = None
+) -> Iterator[None]:
+    """``handler`` on botocore ``event`` for every DynamoDB client, of every thread, while the block runs.
+
+    Each thread has its own resource and client, so whatever observes or disturbs the data
+    layer's requests (request counting, injected faults) registers here, never on one client:
+    the clients already built get it at once, those built during the block when they are
+    built. ``region``: only the clients of that region (default: all).
+    """
+    unique_id = f"txn-hook-{next(_hook_ids)}"
+    hook = Hook(event, handler, first, region)
+    with _lock:
+        _hooks[unique_id] = hook
+        for built in list(_dynamodb_clients):
+            _register(built, unique_id, hook)
+    try:
+        yield
+    finally:
+        with _lock:
+            del _hooks[unique_id]
+            for built in list(_dynamodb_clients):
+                built.meta.events.unregister(event, unique_id=unique_id)
 
 
 def sqs() -> SQSClient:

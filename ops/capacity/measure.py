@@ -135,12 +135,11 @@ def side_client() -> Any:
 
 
 def factory_clients() -> list[Any]:
-    """Every client the service's factory builds for the pipeline and the API."""
+    """The shared clients the service's factory builds for the pipeline and the API (the meter
+    hooks every thread's DynamoDB clients itself)."""
     from chalicelib.aws import clients
 
     return [
-        clients.dynamodb().meta.client,
-        clients.client("dynamodb"),
         clients.sqs(),
         clients.kinesis(),
         clients.events(),

@@ -17,10 +17,11 @@ import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from chalicelib.aws import clients as aws_clients
 from ops.capacity.sizes import (
     IndexSpec,
     WireItem,
@@ -121,6 +122,7 @@ class Meter:
         #: Off while writes are charged whose entities must not mix into the sizes above.
         self.record_sizes = True
         self._attached: list[tuple[Any, str, str]] = []
+        self._dynamodb_hooks = ExitStack()
         #: (start, end, phase, function) of every charged invocation, to place Plaid's calls
         self._windows: list[tuple[float, float, str, str]] = []
 
@@ -179,27 +181,33 @@ class Meter:
     # --- hooks ----------------------------------------------------------------------
 
     def attach(self, clients: Sequence[Any]) -> None:
-        """Register the hooks on ``clients`` (each once, whatever its service)."""
+        """Register the hooks on ``clients`` (each once) and on every DynamoDB client of every thread."""
+        hooks: list[tuple[str, Callable[..., Any]]] = [
+            ("before-call", self._count),
+            ("provide-client-params.sqs.SendMessage", self._sqs),
+            ("provide-client-params.kinesis.PutRecord", self._kinesis),
+            ("provide-client-params.kinesis.PutRecords", self._kinesis),
+            ("provide-client-params.eventbridge.PutEvents", self._events),
+        ]
         for client in clients:
             events = client.meta.events
-            hooks: list[tuple[str, Callable[..., Any]]] = [
-                ("before-call", self._count),
-                ("provide-client-params.sqs.SendMessage", self._sqs),
-                ("provide-client-params.kinesis.PutRecord", self._kinesis),
-                ("provide-client-params.kinesis.PutRecords", self._kinesis),
-                ("provide-client-params.eventbridge.PutEvents", self._events),
-                ("before-call.dynamodb", self._dynamodb_before),
-                ("after-call.dynamodb", self._dynamodb_after),
-            ]
             for event, hook in hooks:
                 unique = f"capacity-meter-{id(self)}-{event}"  # registering twice is then a no-op
                 events.register(event, hook, unique_id=unique)
                 self._attached.append((events, event, unique))
+        dynamodb_hooks: list[tuple[str, Callable[..., Any]]] = [
+            ("before-call.dynamodb", self._count),
+            ("before-call.dynamodb", self._dynamodb_before),
+            ("after-call.dynamodb", self._dynamodb_after),
+        ]
+        for event, hook in dynamodb_hooks:
+            self._dynamodb_hooks.enter_context(aws_clients.dynamodb_hook(event, hook))
 
     def detach(self) -> None:
         for events, event, unique in self._attached:
             events.unregister(event, unique_id=unique)
         self._attached.clear()
+        self._dynamodb_hooks.close()
 
     def _count(self, model: Any, **_: Any) -> None:
         usage = self.current()

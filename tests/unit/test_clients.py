@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -72,3 +72,32 @@ def test_a_reset_reaches_every_thread() -> None:
         # WHEN another thread resets the clients THEN that thread builds new handles too
         clients.reset_clients()
         assert pool.submit(clients.table, "some-table").result() is not before
+
+
+def refusing(message: str) -> Callable[..., None]:
+    def refuse(**_: Any) -> None:
+        raise RuntimeError(message)
+
+    return refuse
+
+
+def test_a_hook_reaches_every_threads_dynamodb_client_while_it_is_in_force() -> None:
+    # GIVEN a thread whose DynamoDB client exists already
+    event = "before-parameter-build.dynamodb.DescribeTable"
+
+    def describe() -> object:
+        return clients.dynamodb().meta.client.describe_table(TableName="t")
+
+    with ThreadPoolExecutor(max_workers=1) as pool, ThreadPoolExecutor(max_workers=1) as later:
+        pool.submit(clients.dynamodb).result()
+        # WHEN a hook that refuses every call is in force
+        with clients.dynamodb_hook(event, refusing("hooked")):
+            # THEN that thread's calls, and those of a thread that builds its client now, meet it
+            for thread in (pool, later):
+                with pytest.raises(RuntimeError, match="hooked"):
+                    thread.submit(describe).result()
+        # AND once the block is left it is gone from every client: another hook answers instead
+        with clients.dynamodb_hook(event, refusing("another")):
+            for thread in (pool, later):
+                with pytest.raises(RuntimeError, match="another"):
+                    thread.submit(describe).result()

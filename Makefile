@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 OUT ?= out
 
-.PHONY: run test test-localstack lint typecheck unit bootstrap package bench capacity clean
+.PHONY: run test test-dates test-localstack lint typecheck unit bootstrap package bench capacity clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ run: $(STAMP)
 # that package the repository share one worker (their xdist_group), so Chalice builds its layer once.
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest -n 3 --dist loadgroup
+
+# The whole suite under a faked clock at the instants calendars break (midnight, month and year
+# ends, a leap day, DST changes, three random ones); about an hour. Not part of `make test`.
+test-dates: $(STAMP)
+	$(BIN)/python -m ops.test_dates $(ARGS)
 
 # Opt-in: the integration tests against a running LocalStack (LOCALSTACK_HOST, default localhost:4566).
 test-localstack: $(STAMP)

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from chalicelib import clock
 from chalicelib.pipeline.messages import PageRecord, encode_page_record
 from ops.fakes.plaid import FakePlaid
 
@@ -51,7 +52,8 @@ def run_probe(
     mode: str, handler: str | None = None, event: Any = None, env: dict[str, str] | None = None
 ) -> ProbeReport:
     """One fresh interpreter in ``mode`` ``baseline``, ``import`` or ``call`` (``handler`` with ``event``)."""
-    request = json.dumps({"mode": mode, "handler": handler, "event": event})
+    # The probe's clock runs on from this process's: a token signed here is never "from the future" there.
+    request = json.dumps({"mode": mode, "handler": handler, "event": event, "now": clock.epoch_seconds()})
     completed = subprocess.run(
         [sys.executable, "-m", "ops.cold_start_probe"],
         input=request,

@@ -3,8 +3,10 @@
 Reads ``{"mode", "handler", "event"}`` as JSON on stdin and prints one JSON line last:
 ``import_seconds`` (``import app``, or for mode ``baseline`` ``import chalice.app, boto3``),
 ``call_seconds`` (the handler's first call, mode ``call``), the handler's ``result`` and
-every module loaded by then (``modules``). Imports only the standard library itself, so
-what it reports loaded was loaded by the app. :mod:`ops.bench_cold_start` drives it.
+every module loaded by then (``modules``). Imports only the standard library itself (and the
+stdlib-only :mod:`chalicelib.clock`), so what it reports loaded was loaded by the app. Its clock
+runs on from the caller's ``now`` (epoch seconds), so both sides of a signed event agree on the
+time whatever each process's own clock says. :mod:`ops.bench_cold_start` drives it.
 """
 
 from __future__ import annotations
@@ -30,9 +32,20 @@ class _Context:
         return 60_000
 
 
+def _run_clock_from(epoch_seconds: float) -> None:
+    from datetime import UTC, datetime
+
+    from chalicelib import clock
+
+    start = time.monotonic()
+    clock.set_clock(lambda: datetime.fromtimestamp(epoch_seconds + time.monotonic() - start, UTC))
+
+
 def main() -> int:
     request: dict[str, Any] = json.loads(sys.stdin.read())
     mode = request["mode"]
+    if "now" in request:
+        _run_clock_from(float(request["now"]))
     started = time.perf_counter()
     if mode == "baseline":
         import boto3  # noqa: F401

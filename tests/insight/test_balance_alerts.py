@@ -370,13 +370,17 @@ def test_a_holder_stalled_past_its_lease_cannot_write_after_its_successor(
     key = keys.balance_alert_lock_key(user)
     holder_a = Locker(clock=clock, sleep=clock.sleep, heartbeat=timedelta(milliseconds=100))
     holder_b = Locker(clock=clock, sleep=clock.sleep, heartbeat=timedelta(milliseconds=100))
-    # GIVEN holder A claimed the alert and stalls inside the notification call
+    # GIVEN holder A claimed the alert and stalls inside the notification call, for as long as the
+    # test holds it (its client waits: the stall ends when the test says, not when a timeout fires)
     hold = segment.hold_next()
+    patient = SegmentTracker(
+        LOCAL_SEGMENT_WRITE_KEY, segment.url, timeouts=Timeouts(connect=0.5, read=60), retry=RetryPolicy(1)
+    )
     outcome_a: list[BaseException | AlertOutcome] = []
 
     def run_a() -> None:
         try:
-            outcome_a.append(deliver(user, holder_a, tracker))
+            outcome_a.append(deliver(user, holder_a, patient))
         except BaseException as exc:  # noqa: BLE001 - the test inspects it
             outcome_a.append(exc)
 

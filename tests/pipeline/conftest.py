@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,10 +12,6 @@ from chalicelib.settings import get_settings
 from ops.fakes.plaid import FakePlaid
 from tests.conftest import empty_queue
 from tests.pipeline.sync_support import SyncHarness
-
-#: The tests' clock, read once: every handler gets this instant. (Readers of WEBHOOK_INFO drop rows
-#: whose ttl has passed by the process clock, so it must be near it.)
-NOW = datetime.now(UTC).replace(microsecond=0)
 
 
 @pytest.fixture
@@ -27,5 +22,5 @@ def harness(
     override_settings(SYNC_PAGE_SIZE="40")
     fake_plaid.reset()
     empty_queue(get_settings().throttle_queue)
-    yield SyncHarness(fake_plaid, user_id, NOW)
+    yield SyncHarness(fake_plaid, user_id)
     empty_queue(get_settings().throttle_queue)

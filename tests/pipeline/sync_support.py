@@ -13,11 +13,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import boto3
 
+from chalicelib import clock
 from chalicelib.data import items, keys, sync_state, tables, transactions
 from chalicelib.data.items import MiningMode
 from chalicelib.pipeline import miner, refiner, throttle_miner
@@ -74,10 +75,20 @@ class Delivery:
 class SyncHarness:
     plaid: FakePlaid
     user_id: str
-    now: datetime
+    #: How far the handlers' instant is ahead of the injected clock (a test moving time on).
+    ahead: timedelta = timedelta(0)
     tap: StreamTap = field(default_factory=StreamTap)
     deliveries: list[Delivery] = field(default_factory=list)
     refined: int = 0
+
+    @property
+    def now(self) -> datetime:
+        """The injected clock when a handler is called: the instant a deployed one would read (the
+        fake Plaid's "today" comes from the same clock, so a run across midnight sees one date)."""
+        return clock.utcnow().replace(microsecond=0) + self.ahead
+
+    def advance(self, by: timedelta) -> None:
+        self.ahead += by
 
     def link(self, mode: MiningMode = MiningMode.SYNC, **options: Any) -> FakeItem:
         options.setdefault("loans", False)

@@ -280,14 +280,10 @@ def test_a_pull_during_a_loop_is_served_by_one_follow_up_loop(harness: SyncHarne
         if not added and sync_row_write(params) and "#sync_cursor =" in str(params.get("UpdateExpression", "")):
             added.extend(harness.plaid.add_transactions(fake.access_token, 3))
 
-    from chalicelib.aws.clients import dynamodb
+    from chalicelib.aws.clients import dynamodb_hook
 
-    events = dynamodb().meta.client.meta.events
-    events.register_first("before-parameter-build.dynamodb.UpdateItem", new_data, unique_id="sync-new-data")
-    try:
+    with dynamodb_hook("before-parameter-build.dynamodb.UpdateItem", new_data, first=True):
         harness.drain()
-    finally:
-        events.unregister("before-parameter-build.dynamodb.UpdateItem", unique_id="sync-new-data")
     harness.refine(fake.item_id)
 
     # THEN one follow-up loop ran after the first committed, from its cursor, and read the new data
@@ -305,10 +301,9 @@ def test_a_stale_loop_is_taken_over_and_can_no_longer_write(harness: SyncHarness
     harness.mine(harness.webhook(fake, "INITIAL_UPDATE"))
     [lost] = harness.queued()
     old = harness.state(fake)
-    later = harness.now + timedelta(seconds=get_settings().sync_loop_stale_seconds + 1)
 
     # WHEN a webhook arrives after that: it takes the item over and its loop runs to the end
-    harness.now = later
+    harness.advance(timedelta(seconds=get_settings().sync_loop_stale_seconds + 1))
     mine_until_done(harness, fake, "SYNC_UPDATES_AVAILABLE")
     taken = harness.state(fake)
     assert taken.last_loop != old.loop_id and taken.cursor == final_cursor(harness.plaid, fake)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import plaid
@@ -106,10 +106,22 @@ def call_item_get(sdk: Any, fake: FakePlaid) -> None:
     assert response.status.transactions.last_successful_update is not None
 
 
+#: The day the contract item's history ends. The fake is deterministic for a seed and a day, and
+#: whether a recent purchase is still pending depends on both: seed 1 on this day has pending and
+#: linked rows whatever the date the suite runs on.
+CONTRACT_DAY = date(2026, 11, 2)
+
+
 def call_transactions_get(sdk: Any, fake: FakePlaid) -> None:
     # GIVEN an Item with 250 transactions, long texts, pending, linked and unofficial-currency rows
     item = new_item(
-        fake, transaction_count=250, history_days=240, seed=1, long_text_length=300, unofficial_currency_every=50
+        fake,
+        transaction_count=250,
+        history_days=240,
+        seed=1,
+        long_text_length=300,
+        unofficial_currency_every=50,
+        today=CONTRACT_DAY,
     )
     stored = fake.item(item.access_token).transactions
     start, end = history(item)

@@ -4,6 +4,12 @@ Use it as a context manager in tests (``with FakePlaid() as plaid:``; port 0 pic
 port; the lifecycle is :class:`ops.fakes.http.HttpFake`'s, shared by every fake) or run it as
 a process (``python -m ops.fakes.plaid --port 4567``) and drive it through the control API
 under ``/__fake__/`` (see :mod:`ops.fakes.plaid.control`).
+
+Its "today" is :func:`chalicelib.clock.today` (the injected clock), or the ``today`` it or an
+Item was created with. An Item created with a ``seed`` is deterministic for that seed **and**
+that day: the same pair gives the same ids, dates, amounts and pending rows; another day shifts
+every date and may, for example, leave no purchase recent enough to be pending. A test that
+needs particular rows passes both.
 """
 
 from __future__ import annotations

@@ -75,10 +75,12 @@ class ReviewIncomeVerificationBody(Schema):
 
 
 class VerificationNoteOut(Schema):
-    at = fields.Function(lambda n: _timestamp(n.at))
-    author = fields.String()
-    role = fields.Function(lambda n: n.role.value)
-    status = fields.Function(lambda n: n.status.value)
+    """A note; one the previous system stored as plain text has only its text (the rest null)."""
+
+    at = fields.Function(lambda n: _timestamp(n.at) if n.at else None)
+    author = fields.String(allow_none=True)
+    role = fields.Function(lambda n: n.role.value if n.role else None)
+    status = fields.Function(lambda n: n.status.value if n.status else None)
     text = fields.String()
 
 
@@ -95,8 +97,8 @@ class IncomeVerificationOut(Schema):
     institution_id = fields.Function(lambda v: v.stream.institution_id)
     verification_status = fields.Function(lambda v: v.status.value)
     is_valid = fields.Boolean()
-    last_updated = fields.Function(lambda v: _timestamp(v.last_updated))
-    submitted_at = fields.Function(lambda v: _timestamp(v.submitted_at))
+    last_updated = fields.Function(lambda v: _timestamp(v.last_updated) if v.last_updated else None)
+    submitted_at = fields.Function(lambda v: _timestamp(v.submitted_at) if v.submitted_at else None)
     verification_source = fields.Function(lambda v: v.verification_source.value)
     version = fields.Integer()
     notes = fields.List(fields.Nested(VerificationNoteOut))
@@ -154,7 +156,9 @@ class SavingsMonthOut(Schema):
     accounts = fields.Function(
         lambda m: [SavingsAccountOut().dump(a) for a in m.snapshot.accounts] if m.snapshot else []
     )
-    updated_date = fields.Function(lambda m: _timestamp(m.snapshot.updated_date) if m.snapshot else None)
+    updated_date = fields.Function(
+        lambda m: _timestamp(m.snapshot.updated_date) if m.snapshot and m.snapshot.updated_date else None
+    )
 
 
 class SavingsOut(Schema):

@@ -14,6 +14,15 @@ conversion (boto3 refuses floats), and nothing queries inside it. A payload carr
 secret-named field is stored redacted.
 
 IDENTITY_VERIFICATION and SCREENING webhooks carry no item id and get no row.
+
+**Rows of the previous system** carry the keys, ``source``, the raw payload (a map, or text),
+``update_info`` and ``ttl``: type, code and instant come from the sort key, the item from the
+partition key, the user from GSI1's or GSI3's partition key, and a missing ``source`` reads as
+``PLAID`` (GSI4's sort key names it too); ``update_info`` may name the institution
+``institution`` and list accounts as maps. A row that still cannot be read (no instant, type or
+code in its key, an unknown source) is left out of every read (logged and counted,
+:mod:`chalicelib.data.tolerant`): the listener then reads the item as not mined lately, and
+queues a mine, which costs a Plaid call and loses nothing.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from boto3.dynamodb.conditions import Key
 from chalicelib.aws.errors import translated
 from chalicelib.data import keys, tables
 from chalicelib.data.query import query_rows
+from chalicelib.data.tolerant import Reading, RowReader, choice_of, parse_timestamp_text, readable_by
 from chalicelib.data.ttl import WEBHOOK_INFO_TTL_DAYS, days_from, epoch, iso_timestamp, utcnow
 from chalicelib.errors import ConditionFailedError, DataError, ValidationError
 from chalicelib.observability import redact
@@ -141,24 +151,67 @@ def webhook_info_item(info: WebhookInfo) -> dict[str, Any]:
 
 
 def from_item(item: Mapping[str, Any]) -> WebhookInfo:
-    update = item.get("update_info")
-    return WebhookInfo(
-        user_id=str(item["user_id"]),
-        item_id=str(item["item_id"]),
-        webhook_type=str(item["webhook_type"]),
-        webhook_code=str(item["webhook_code"]),
-        source=WebhookSource(str(item["source"])),
-        received_at=datetime.fromisoformat(str(item["created_at"])),
-        message_id=str(item.get("message_id", "")),
-        payload=str(item.get("payload", "{}")),
-        update_info=UpdateInfo(
-            total_transactions=int(update.get("total_transactions", 0)),
-            accounts=tuple(str(a) for a in update.get("accounts", ())),
-            institution_id=update.get("institution_id"),
-        )
-        if update
-        else None,
-        ttl=int(item["ttl"]) if "ttl" in item else None,
+    """The stored row, read tolerantly (see the module docstring); :class:`UnreadableRowError`
+    when it cannot be read."""
+    reader = RowReader(keys.WEBHOOK_INFO, item)
+    received = reader.timestamp("created_at", None) or parse_timestamp_text(reader.key_part("DATETIME", "SK"))
+    webhook_type = reader.text("webhook_type", "") or reader.key_part("TYPE", "SK")
+    code = reader.text("webhook_code", "") or reader.key_part("CODE", "SK")
+    source = reader.choice("source", WebhookSource, None) or choice_of(
+        WebhookSource, reader.key_part("SOURCE", "GSI4SK")
+    )
+    if received is None or not webhook_type or not code:
+        reader.problem("SK", "no instant, type or code of the webhook")
+    user_id = reader.text("user_id", "") or reader.key_part("WEBHOOK_USER", "GSI1PK")
+    info = WebhookInfo(
+        user_id=user_id or reader.key_part("WEBHOOK_USER", "GSI3PK") or "",
+        item_id=reader.text("item_id", "") or reader.key_part("WEBHOOK_ITEM") or "",
+        webhook_type=webhook_type or "",
+        webhook_code=code or "",
+        source=source or WebhookSource.PLAID,
+        received_at=received or datetime.fromtimestamp(0, UTC),
+        message_id=reader.text("message_id", ""),
+        payload=_payload_text(item.get("payload"), reader),
+        update_info=_update_info(reader),
+        ttl=reader.whole("ttl", None),
+    )
+    reader.require_readable()
+    return info
+
+
+def _payload_text(stored: object, reader: RowReader) -> str:
+    """The payload as JSON text: stored as text by this service, possibly as a map before."""
+    if stored is None:
+        return "{}"
+    if isinstance(stored, str):
+        return stored
+    if isinstance(stored, Mapping):
+        return json.dumps(stored, default=_json_number, separators=(",", ":"))
+    reader.problem("payload", "neither text nor a map")
+    return "{}"
+
+
+def _json_number(value: object) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    return str(value)
+
+
+def _update_info(reader: RowReader) -> UpdateInfo | None:
+    if not reader.has("update_info"):
+        return None
+    update = RowReader(keys.WEBHOOK_INFO, reader.mapping("update_info"))
+    institution = update.row.get("institution_id", update.row.get("institution"))
+    if isinstance(institution, Mapping):
+        institution = institution.get("institution_id")
+    return UpdateInfo(
+        total_transactions=update.whole("total_transactions", 0),
+        accounts=tuple(
+            str(a.get("account_id", "")) if isinstance(a, Mapping) else str(a) for a in update.sequence("accounts")
+        ),
+        institution_id=institution if isinstance(institution, str) else None,
     )
 
 
@@ -287,13 +340,20 @@ def _query(
     """
     cutoff = epoch(now or utcnow())
     where: dict[str, Any] = {"IndexName": index} if index else {"ConsistentRead": True}
+    readable = readable_by(from_item, Reading.LEFT_OUT)
     rows = query_rows(
         tables.transactions(),
         entity=keys.WEBHOOK_INFO,
-        keep=lambda row: int(str(row.get("ttl", cutoff + 1))) > cutoff,
+        keep=lambda row: _unexpired(row, cutoff) and readable(row),
         limit=limit,
         KeyConditionExpression=condition,
         ScanIndexForward=forward,
         **where,
     )
     return [from_item(row) for row in rows]
+
+
+def _unexpired(row: Mapping[str, Any], cutoff: int) -> bool:
+    """Not past its ``ttl`` (a row without a readable one never expires)."""
+    ttl = row.get("ttl")
+    return not isinstance(ttl, (int, Decimal)) or isinstance(ttl, bool) or int(ttl) > cutoff

@@ -576,6 +576,15 @@ def _service_alarms() -> list[Alarm]:
             period=FIFTEEN_MINUTES,
         ),
         Alarm(
+            "UnreadableRowsAlarm",
+            "A stored row could not be read as its entity (data.row.unreadable): a cache was served as a"
+            " miss and recomputed, a state row read in the way that loses nothing, a webhook row left out."
+            " No request failed; the row is kept for an operator to look at.",
+            "a-stored-row-is-unreadable",
+            _one(service_metric("data.row.unreadable")),
+            threshold=1,
+        ),
+        Alarm(
             "SyncLoopTakeoverAlarm",
             "Sync loops stalled and were taken over at least 3 times in an hour: a loop's next page never"
             " ran (its message is in the throttle DLQ, or the throttle-miner keeps failing), so its item's"
@@ -725,6 +734,11 @@ def _dashboard(
                 Search("insight.pave.upload", ("kind", "result")),
                 Search("insight.pave.poll", ("outcome",)),
             ),
+        ),
+        Widget(
+            "Unreadable stored rows, by entity and reading",
+            metrics=(("all", service_metric("data.row.unreadable")),),
+            searches=(Search("data.row.unreadable", ("entity", "reading")),),
         ),
         Widget(
             "Listener, removals, balance-alert lock",

@@ -15,6 +15,11 @@ lives 2 days (``ttl``) and has this shape:
 ``capture_id`` defaults to a random id; pass a stable one (the request id) to make a retried
 evaluation write the same row. Failures raise the data layer's typed errors: whether a failed
 capture fails the caller is the caller's decision.
+
+:func:`captured_from_item` reads a row for tools and tests (the service never reads the
+table), the previous system's included: the event from the sort key's first segment and the
+instant or day from its second when they are not attributes, the user from the partition key,
+a missing payload as empty.
 """
 
 from __future__ import annotations
@@ -28,11 +33,13 @@ from enum import StrEnum
 from typing import Any
 
 from chalicelib.aws.errors import translated
+from chalicelib.data.keys import SEP
+from chalicelib.data.tolerant import RowReader, parse_day_text, parse_timestamp_text
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ConditionFailedError, ValidationError
 from chalicelib.insight.data import keys, tables
 from chalicelib.insight.data.ttl import capture_ttl
-from chalicelib.insight.data.values import to_dynamo
+from chalicelib.insight.data.values import from_dynamo, to_dynamo
 
 SERVICE = "insight"
 #: DynamoDB's item limit is 400 KB; leave room for the keys and attribute names.
@@ -59,6 +66,40 @@ class Captured:
 
     key: Mapping[str, str]
     written: bool
+
+
+@dataclass(frozen=True)
+class CapturedRow:
+    """A stored capture, as :func:`captured_from_item` reads it."""
+
+    user_id: str
+    #: The event's name (a :class:`CaptureEvent` value, or another service's event).
+    event: str
+    #: When it was captured; None for a row that records only its day.
+    captured_at: datetime | None
+    #: The day of a once-a-day event's key; None for the others.
+    day: date | None
+    payload: Mapping[str, Any]
+
+
+def captured_from_item(row: Mapping[str, Any]) -> CapturedRow:
+    """A stored capture (see the module docstring); :class:`UnreadableRowError` without an event."""
+    reader = RowReader(keys.CAPTURE, row)
+    sk = str(row.get("SK", "")).split(SEP)
+    event = reader.text("event", "") or sk[0]
+    if not event:
+        reader.problem("event", "no event named")
+    second = sk[1] if len(sk) > 1 else None
+    day = parse_day_text(second) if second and len(second) == 10 else None
+    captured = CapturedRow(
+        user_id=reader.text("user_id", "") or reader.key_part("USERS") or "",
+        event=event,
+        captured_at=reader.timestamp("captured_at", None) or (None if day else parse_timestamp_text(second)),
+        day=day,
+        payload=dict(from_dynamo(reader.mapping("payload"))),
+    )
+    reader.require_readable()
+    return captured
 
 
 def capture_item(

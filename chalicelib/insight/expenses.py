@@ -3,7 +3,8 @@
 * **Pave** answers when the newest ``insights`` row (one descending Query, Limit 1, never a
   Scan) is a Pave mine at most ``PAVE_MINE_MAX_AGE_DAYS`` old: its ``recurring`` rows (one Query,
   ``begins_with RECURRING#<mine>#``), without those past their TTL (``due_date`` +
-  ``EXPENSE_TTL_DAYS``), which DynamoDB may not have deleted yet.
+  ``EXPENSE_TTL_DAYS``), which DynamoDB may not have deleted yet. A row of the mine that
+  cannot be read makes the mine a miss (reported): ours answers.
 * **Ours** answers otherwise (a new user, Pave down or slow, no mine yet):
   :func:`our_recurring_expenses` runs ``chalicelib.insight.recurring.detect(transactions, as_of)``
   over the history the insight models read (:func:`chalicelib.insight.history.model_transactions`:
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 
+from chalicelib.data.tolerant import Reading, UnreadableRowError, report_error
 from chalicelib.data.ttl import epoch
 from chalicelib.insight import history, recurring
 from chalicelib.insight.data import insights, recurring_expenses
@@ -59,8 +61,13 @@ def recurring_expenses_of(user_id: str, now: datetime) -> Expenses:
     mine = insights.latest_insights(user_id)
     max_age = timedelta(days=get_settings().pave_mine_max_age_days)
     if mine is not None and mine.source == PAVE_SOURCE and now - mine.mined_at <= max_age:
-        count("insight.expenses.answered", source=Source.PAVE.value)
-        return Expenses(user_id, Source.PAVE, mine.mined_at, _from_pave(user_id, mine.mined_at, now))
+        try:
+            found = _from_pave(user_id, mine, now)
+        except UnreadableRowError as exc:  # the mine's cache is a miss: ours answers
+            report_error(exc, Reading.MISS)
+        else:
+            count("insight.expenses.answered", source=Source.PAVE.value)
+            return Expenses(user_id, Source.PAVE, mine.mined_at, found)
     count("insight.expenses.answered", source=Source.OURS.value)
     return our_recurring_expenses(user_id, now.date())
 
@@ -71,8 +78,8 @@ def our_recurring_expenses(user_id: str, as_of: date) -> Expenses:
     return Expenses(user_id, Source.OURS, None, tuple(sorted((_from_detector(s) for s in found), key=_order)))
 
 
-def _from_pave(user_id: str, mined_at: datetime, now: datetime) -> tuple[RecurringExpense, ...]:
-    rows = recurring_expenses.recurring_expenses(user_id, mined_at)
+def _from_pave(user_id: str, mine: insights.Mine, now: datetime) -> tuple[RecurringExpense, ...]:
+    rows = recurring_expenses.recurring_expenses(user_id, mine.last_mine)
     kept = [r for r in rows if expense_ttl(r.due_date) > epoch(now)]
     return tuple(sorted((_from_row(r) for r in kept), key=_order))
 

@@ -30,8 +30,9 @@ class PavePayday:
     #: A typical payment of the primary income.
     amount: int | None
     monthly_income: int | None
-    #: The mine the estimate came from (the instant of the upload it reflects).
-    mined_at: datetime
+    #: The mine the estimate came from (the instant of the upload it reflects); None when the
+    #: row does not say (a row of the previous system).
+    mined_at: datetime | None
 
 
 def latest(user_id: str) -> PavePayday | None:

@@ -72,11 +72,17 @@ class Actor:
 
 @dataclass(frozen=True)
 class Planned:
-    """A transition to write: the new state, the note it appends, the version it assumes."""
+    """A transition to write: the new state, the note it appends, the row it was planned from."""
 
     verification: IncomeVerification
     note: VerificationNote
-    expected_version: int | None
+    #: None: there is no row yet.
+    current: IncomeVerification | None
+
+    @property
+    def expected_version(self) -> int | None:
+        """The version the write assumes (None: it creates the row)."""
+        return self.current.version if self.current else None
 
 
 _Planner = Callable[[IncomeVerification | None], Planned | None]
@@ -121,7 +127,7 @@ def plan_submission(
         version=(current.version if current else 0) + 1,
         submitted_at=now,
     )
-    return Planned(verification, entry, current.version if current else None)
+    return Planned(verification, entry, current)
 
 
 def plan_review(
@@ -161,7 +167,7 @@ def plan_review(
         notes=(*current.notes, entry),
         version=current.version + 1,
     )
-    return Planned(verification, entry, current.version)
+    return Planned(verification, entry, current)
 
 
 def _made_by(current: IncomeVerification, decision: VerificationStatus, note: str, actor: Actor) -> bool:
@@ -229,6 +235,6 @@ def _apply(user_id: str, plan: _Planner) -> Outcome:
 
 def write(planned: Planned) -> IncomeVerification:
     """Write one planned transition (:class:`ConditionFailedError` if the row moved meanwhile)."""
-    if planned.expected_version is None:
+    if planned.current is None:
         return rows.create_income_verification(planned.verification)
-    return rows.update_income_verification(planned.verification, [planned.note], planned.expected_version)
+    return rows.update_income_verification(planned.verification, [planned.note], planned.current)

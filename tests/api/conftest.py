@@ -20,6 +20,7 @@ from schemathesis.specs.openapi.schemas import OpenApiSchema
 from chalicelib.api.jwks import reset_jwks
 from chalicelib.settings import reset_settings
 from ops.fakes.auth0 import FakeAuth0
+from ops.fakes.peers import FakeSegment
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENAPI = ROOT / "chalicelib" / "api" / "openapi.yaml"
@@ -101,3 +102,21 @@ def service_api(app_url: str, auth0: FakeAuth0, contract: OpenApiSchema) -> Api:
 
 def error_code(response: Any) -> str:
     return str(response.json()["error"]["code"])
+
+
+@pytest.fixture
+def routes_at_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The insight routes read ``tests.api.insight_rows.NOW`` (the auth clock is left alone)."""
+    from tests.api.insight_rows import NOW
+
+    # The routes first: one imported now binds ``ttl.utcnow`` as it is, which must be the real one.
+    for route in ("savings", "pave_insights", "income"):
+        monkeypatch.setattr(f"chalicelib.api.routes.{route}.utcnow", lambda: NOW)
+    monkeypatch.setattr("chalicelib.data.ttl.utcnow", lambda: NOW)
+
+
+@pytest.fixture
+def segment() -> Iterator[FakeSegment]:
+    """A fake Segment of the test's own, for handlers that notify users."""
+    with FakeSegment() as fake:
+        yield fake

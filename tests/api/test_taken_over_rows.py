@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.data import tables
+from chalicelib.data import items, tables
 from tests.api.conftest import Api
 from tests.factories import uid
 
@@ -26,6 +26,17 @@ pytestmark = pytest.mark.integration
 def put(table: Any, *rows: dict[str, Any]) -> None:
     for row in rows:
         table.put_item(Item=row)
+
+
+def item_keys(user_id: str, item_id: str) -> dict[str, str]:
+    """An ITEM row's keys and type."""
+    return {
+        "PK": f"USERS#{user_id}",
+        "SK": f"ITEMS#{item_id}",
+        "type": "ITEM",
+        "GSI1PK": f"ITEMS#{item_id}",
+        "GSI1SK": f"USERS#{user_id}",
+    }
 
 
 def test_every_entity_the_api_serves_reads_in_the_taken_over_format(api: Api, user_id: str) -> None:
@@ -93,11 +104,7 @@ def test_every_entity_the_api_serves_reads_in_the_taken_over_format(api: Api, us
     put(
         tables.plaid(),
         {
-            "PK": f"USERS#{user_id}",
-            "SK": f"ITEMS#{item_id}",
-            "type": "ITEM",
-            "GSI1PK": f"ITEMS#{item_id}",
-            "GSI1SK": f"USERS#{user_id}",
+            **item_keys(user_id, item_id),
             "item_status": "ACTIVE",
             "item_source": "PREQUAL",
             "item_processor_tokens": [{"processor": "dwolla", "processor_token": "p-1", "account_id": acct}],
@@ -215,3 +222,29 @@ def test_every_entity_the_api_serves_reads_in_the_taken_over_format(api: Api, us
         acct,
     )
     assert change["change_date"] == "2026-10-02T08:00:00.123456Z"
+
+
+def test_items_of_every_removal_reason_are_read(api: Api, user_id: str) -> None:
+    # GIVEN removed items with each reason the previous system wrote (and none), and one with the
+    # reason this service adds for the re-link rule
+    reasons = [
+        "MX",
+        "item expired, user did not complete prequal",
+        "item expired, user did not complete reactivation",
+        None,
+        items.REMOVED_REASON_RELINKED,
+    ]
+    stored = {uid("item"): reason for reason in reasons}
+    put(
+        tables.plaid(),
+        *(
+            {**item_keys(user_id, item_id), "item_status": "REMOVED"}
+            | ({"item_removed_reason": reason} if reason else {})
+            for item_id, reason in stored.items()
+        ),
+    )
+    # WHEN the user's items are listed THEN every one is, with its reason as stored
+    listed = api.get("/v1/users/{user_id}/items", path={"user_id": user_id}).json()["items"]
+    assert {i["item_id"]: (i["status"], i["removed_reason"]) for i in listed} == {
+        item_id: ("REMOVED", reason) for item_id, reason in stored.items()
+    }

@@ -33,6 +33,7 @@ from chalicelib.infra.declaration import CONSUMER_TIMEOUTS, declare
 from chalicelib.infra.monitoring import Metric, Monitoring, Ref, Search
 from chalicelib.insight import balance_tracker
 from chalicelib.insight.balance_updates import BalanceUpdate, BalanceUpdateSource
+from chalicelib.insight.data import tables as insight_tables
 from chalicelib.insight.data.keys import balance_alert_lock_key
 from chalicelib.insight.locker import Locker
 from chalicelib.insight.pave_messages import Poll, removals_bodies
@@ -311,6 +312,17 @@ def run_lock_contention() -> None:
     assert result["batchItemFailures"]
 
 
+def run_unreadable_row() -> None:
+    # GIVEN a user without alert settings whose alert row cannot be read
+    user = seed_user(uid("user"), checking=balances(100), settings=False)
+    pk, sk = f"USERS#{user.user_id}", f"ALERT#{user.user_id}"
+    row = {"PK": pk, "SK": sk, "type": "ALERT", "user_id": user.user_id, "alert_sent": "yes"}
+    insight_tables.pave().put_item(Item=row)
+    # WHEN a balance update of theirs is handled THEN it succeeds (the row read as an alert sent)
+    body = BalanceUpdate(user.user_id, BalanceUpdateSource.REFINER, iso_timestamp(utcnow())).to_json()
+    assert balance_tracker.handle_balance_updates([sqs_record(body)]) == {"batchItemFailures": []}
+
+
 def emf_documents(output: str) -> list[EmfDocument]:
     documents = []
     for line in output.splitlines():
@@ -370,6 +382,8 @@ def by_scenario(
                 run_pave_given_up(handlers, fake_pave, pave_users)
             with collected(found, "lock"):
                 run_lock_contention()
+            with collected(found, "unreadable"):
+                run_unreadable_row()
             with collected(found, "sync"):
                 run_sync_troubles(fake_plaid, uid("user"), override_settings)
             with collected(found, "plaid"):

@@ -252,6 +252,7 @@ SERVICE_ALARMS: dict[str, tuple[str, dict[str, str], float, str]] = {
         "GreaterThanOrEqualToThreshold",
     ),
     "BalanceAlertLockContentionAlarm": ("insight.lock", {"outcome": "busy"}, 3, "GreaterThanOrEqualToThreshold"),
+    "UnreadableRowsAlarm": ("data.row.unreadable", {}, 1, "GreaterThanOrEqualToThreshold"),
     "WebhookSilenceAlarm": ("txn.webhook.received", {}, 1, "LessThanThreshold"),
 }
 

@@ -18,20 +18,28 @@ With a fencing token, every write (a claim, taking over an unsent claim, marking
 requires the row's ``fence`` to be no newer than the caller's and stores the caller's, so
 once a newer holder has written, a holder whose lock lease was taken over cannot claim,
 resume or mark anything.
+
+**Rows the service did not write.** The previous system's rows carry only ``alert_sent``,
+``updated_date`` and the three amounts; the user comes from the key. Such a row (it has no
+``user_id``) is never a claim of this service, so whatever its ``alert_sent`` it reads as an
+alert sent at its ``updated_date``: the cooldown holds and nothing is resumed. An unreadable
+row (an attribute of another type, a time that is no timestamp) reads the same way, and a
+time that cannot be read counts as long ago, so the row can always be claimed over once the
+cooldown it may stand for is over; it is logged and counted (:mod:`chalicelib.data.tolerant`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from chalicelib.aws.errors import translated
+from chalicelib.data.tolerant import LONG_AGO, Reading, RowReader
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ConditionFailedError
 from chalicelib.insight.data import keys, tables
-from chalicelib.insight.data.values import optional_int, parse_timestamp
 
 COOLDOWN = timedelta(days=7)
 
@@ -46,6 +54,9 @@ class AlertState:
     current_balance: int | None
     fence: int | None = None
     account_id: str | None = None
+    #: ``updated_date`` exactly as stored (any type; None when missing): what a claim over a
+    #: row read conservatively is conditioned on.
+    stored_date: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -64,16 +75,22 @@ class Claim:
 
 
 def from_item(row: Mapping[str, Any]) -> AlertState:
-    return AlertState(
-        user_id=str(row["user_id"]),
-        alert_sent=bool(row.get("alert_sent", False)),
-        updated_date=parse_timestamp(row["updated_date"]),
-        balance_setting=optional_int(row.get("balance_setting")),
-        available_balance=optional_int(row.get("available_balance")),
-        current_balance=optional_int(row.get("current_balance")),
-        fence=optional_int(row.get("fence")),
-        account_id=row.get("account_id"),
+    """The row's state; a row this service did not write, or cannot read, counts as sent."""
+    reader = RowReader(keys.ALERT, row)
+    ours = reader.has("user_id")
+    state = AlertState(
+        user_id=reader.text("user_id", "") or reader.key_part("ALERT", "SK") or reader.key_part("USERS") or "",
+        alert_sent=reader.flag("alert_sent", True),
+        updated_date=reader.timestamp("updated_date", LONG_AGO),
+        balance_setting=reader.whole("balance_setting", None),
+        available_balance=reader.whole("available_balance", None),
+        current_balance=reader.whole("current_balance", None),
+        fence=reader.whole("fence", None),
+        account_id=reader.text("account_id", None),
+        stored_date=row.get("updated_date"),
     )
+    reader.report(Reading.CONSERVATIVE)
+    return state if ours and reader.readable else replace(state, alert_sent=True)
 
 
 def get_alert(user_id: str) -> AlertState | None:
@@ -87,6 +104,16 @@ def _fenced(condition: str, fence: int | None, values: dict[str, Any]) -> str:
         return condition
     values[":fence"] = fence
     return f"({condition}) AND (attribute_not_exists(fence) OR fence <= :fence)"
+
+
+#: The claim's condition: no row, or an alert sent at least 7 days ago. As :func:`from_item`
+#: reads them, a row without ``user_id`` (not ours) or whose ``alert_sent`` is no boolean
+#: counts as sent, and one whose ``updated_date`` is not text as sent long ago.
+_CLAIMABLE = (
+    "attribute_not_exists(PK) OR ("
+    "(alert_sent = :true OR attribute_not_exists(user_id) OR NOT attribute_type(alert_sent, :bool))"
+    " AND (updated_date <= :cutoff OR NOT attribute_type(updated_date, :text)))"
+)
 
 
 def claim_cooldown(
@@ -103,18 +130,18 @@ def claim_cooldown(
 
     Amounts are cents. ``None`` also when ``fence`` is older than the row's (a stale holder).
     Resuming with a ``fence`` stores it on the row, so the holder it replaced can no longer
-    mark the claim.
+    mark the claim. A row :func:`from_item` reads as sent over 7 days ago in a way the
+    condition cannot see (a date that is no timestamp, an amount it cannot read) is claimed
+    over by a second write, conditioned on its ``updated_date`` being unchanged.
     """
     values: dict[str, Any] = {
         ":type": keys.ALERT,
         ":user": user_id,
         ":now": iso_timestamp(now),
         ":false": False,
-        ":true": True,
         ":setting": balance_setting,
         ":available": available_balance,
         ":current": current_balance,
-        ":cutoff": iso_timestamp(now - COOLDOWN),
         ":account": account_id,
     }
     assignments = (
@@ -123,26 +150,49 @@ def claim_cooldown(
     )
     if fence is not None:
         assignments += ", fence = :fence"
-    condition = _fenced("attribute_not_exists(PK) OR (alert_sent = :true AND updated_date <= :cutoff)", fence, values)
+    claimable = {":true": True, ":bool": "BOOL", ":text": "S", ":cutoff": iso_timestamp(now - COOLDOWN)}
+    if _claim(user_id, assignments, _CLAIMABLE, {**values, **claimable}, fence):
+        return Claim(user_id, now, resumed=False)
+    current = get_alert(user_id)
+    stale = fence is not None and current is not None and (current.fence or 0) > fence
+    if current is None or stale:
+        return None
+    if current.alert_sent:
+        return _claim_over(current, user_id, now, assignments, values, fence)
+    claim = Claim(user_id, current.updated_date, resumed=True)
+    if fence is not None and current.fence != fence and not _stamp_fence(claim, fence):
+        return None  # sent, replaced or taken by a newer holder meanwhile
+    return claim
+
+
+def _claim_over(
+    current: AlertState, user_id: str, now: datetime, assignments: str, values: dict[str, Any], fence: int | None
+) -> Claim | None:
+    """Claim over a row read as sent once its cooldown is over, if it is still as read (its
+    ``updated_date`` unchanged): the reading saw what the claim's condition cannot."""
+    if now - current.updated_date < COOLDOWN:
+        return None
+    if current.stored_date is None:
+        condition = "attribute_not_exists(updated_date)"
+    else:
+        condition, values = "updated_date = :seen", {**values, ":seen": current.stored_date}
+    return Claim(user_id, now, resumed=False) if _claim(user_id, assignments, condition, values, fence) else None
+
+
+def _claim(user_id: str, assignments: str, condition: str, values: dict[str, Any], fence: int | None) -> bool:
+    """One conditional claim write; False when ``condition`` (fenced) refused it."""
     try:
         with translated():
             tables.pave().update_item(
                 Key=keys.alert_key(user_id),
                 UpdateExpression="SET " + assignments,
-                ConditionExpression=condition,
+                ConditionExpression=_fenced(condition, fence, values),
                 ExpressionAttributeNames={"#type": "type"},
                 ExpressionAttributeValues=values,
             )
     except ConditionFailedError:
-        current = get_alert(user_id)
-        stale = fence is not None and current is not None and (current.fence or 0) > fence
-        if current is None or current.alert_sent or stale:
-            return None
-        claim = Claim(user_id, current.updated_date, resumed=True)
-        if fence is not None and current.fence != fence and not _stamp_fence(claim, fence):
-            return None  # sent, replaced or taken by a newer holder meanwhile
-        return claim
-    return Claim(user_id, now, resumed=False)
+        return False
+    return True
 
 
 def _stamp_fence(claim: Claim, fence: int) -> bool:

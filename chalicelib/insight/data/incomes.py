@@ -5,6 +5,13 @@ what ``PAVE_PAYDAY_CALCULATION`` reads in the payday chain: the next payday Pave
 the cadence, the payer, the typical amount and the monthly income (cents) and the streams as
 Pave reported them.
 No TTL: a payday reader decides for itself whether ``updated_date`` is recent enough.
+
+**Rows of the previous system** may carry none of these attributes: the user comes from the
+key, and every attribute missing reads as unknown (None, no streams), so such a row offers no
+payday and the chain goes on without Pave's. A day may be stored as a day or as a timestamp
+(its day). A row with an attribute that cannot be read is a miss: it reads as no row (logged
+and counted, :mod:`chalicelib.data.tolerant`). Either way the next mine replaces it: a write
+replaces a row whose ``updated_date`` is missing or not in this service's format.
 """
 
 from __future__ import annotations
@@ -15,16 +22,24 @@ from datetime import date, datetime
 from typing import Any
 
 from chalicelib.aws.errors import translated
+from chalicelib.data.tolerant import (
+    Reading,
+    RowReader,
+    is_service_timestamp,
+    put_unless_newer,
+    read_or_none,
+)
 from chalicelib.data.ttl import iso_timestamp
-from chalicelib.errors import ConditionFailedError
+from chalicelib.errors import ValidationError
 from chalicelib.insight.data import keys, tables
-from chalicelib.insight.data.values import from_dynamo, optional_day, optional_int, parse_timestamp, to_dynamo
+from chalicelib.insight.data.values import from_dynamo, to_dynamo
 
 
 @dataclass(frozen=True)
 class Income:
     user_id: str
-    updated_date: datetime
+    #: The mine that wrote the row; None only on a row of the previous system without one.
+    updated_date: datetime | None
     #: The mine it came from (``insights`` row), when known.
     last_mine: datetime | None = None
     next_payday: date | None = None
@@ -39,6 +54,8 @@ class Income:
 
 
 def income_item(income: Income) -> dict[str, Any]:
+    if income.updated_date is None:
+        raise ValidationError("an income insight is written with the mine it came from")
     return {
         **keys.income_key(income.user_id),
         "type": keys.INCOME,
@@ -56,36 +73,31 @@ def income_item(income: Income) -> dict[str, Any]:
 
 
 def from_item(row: Mapping[str, Any]) -> Income:
-    last_mine = row.get("last_mine")
-    return Income(
-        user_id=str(row["user_id"]),
-        updated_date=parse_timestamp(row["updated_date"]),
-        last_mine=parse_timestamp(last_mine) if last_mine else None,
-        next_payday=optional_day(row.get("next_payday")),
-        frequency=row.get("frequency"),
-        source=row.get("source"),
-        amount=optional_int(row.get("amount")),
-        monthly_income=optional_int(row.get("monthly_income")),
-        streams=tuple(from_dynamo(row.get("streams") or [])),
-        details=dict(from_dynamo(row.get("details") or {})),
+    """The stored insight; :class:`UnreadableRowError` when it cannot be read (a miss)."""
+    reader = RowReader(keys.INCOME, row)
+    income = Income(
+        user_id=reader.text("user_id", "") or reader.key_part("USERS") or reader.key_part("INCOME", "SK") or "",
+        updated_date=reader.timestamp("updated_date", None),
+        last_mine=reader.timestamp("last_mine", None),
+        next_payday=reader.day("next_payday", None),
+        frequency=reader.text("frequency", None),
+        source=reader.text("source", None),
+        amount=reader.whole("amount", None),
+        monthly_income=reader.whole("monthly_income", None),
+        streams=tuple(from_dynamo(reader.sequence("streams"))),
+        details=dict(from_dynamo(reader.mapping("details"))),
     )
+    reader.require_readable()
+    return income
 
 
 def put_income(income: Income) -> bool:
     """Replace the user's income insight; ``False`` if a newer one is already stored."""
-    try:
-        with translated():
-            tables.pave().put_item(
-                Item=income_item(income),
-                ConditionExpression="attribute_not_exists(PK) OR updated_date <= :updated",
-                ExpressionAttributeValues={":updated": iso_timestamp(income.updated_date)},
-            )
-    except ConditionFailedError:
-        return False
-    return True
+    return put_unless_newer(tables.pave(), income_item(income), "updated_date", is_service_timestamp)
 
 
 def get_income(user_id: str) -> Income | None:
+    """The user's insight (strongly consistent GetItem); an unreadable row reads as none (a miss)."""
     with translated():
         row = tables.pave().get_item(Key=keys.income_key(user_id), ConsistentRead=True).get("Item")
-    return from_item(row) if row else None
+    return read_or_none(from_item, row, Reading.MISS)

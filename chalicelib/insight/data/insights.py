@@ -4,6 +4,13 @@ The Pave miner writes one when it has cached a request's insights; its ``mined_a
 the mine in the ``recurring`` and ``ritual`` keys (``last_mine``). Readers find the latest
 mine with a descending Query (Limit 1), never a Scan, then read that mine's expenses. No
 TTL: kept until the service deletes them. Writing the same mine again changes nothing.
+
+**Rows of the previous system** may carry nothing but their keys: the user comes from the
+partition key and the mine's instant from the sort key, whose text (which may be written with
+another precision than this service's) names the mine in its expense keys. A missing
+``source`` reads as ``PAVE`` (that system's mines were all Pave's), missing counts as 0. A row
+whose instant cannot be read is a miss: reads skip it (logged and counted,
+:mod:`chalicelib.data.tolerant`), so the newest readable mine answers.
 """
 
 from __future__ import annotations
@@ -17,10 +24,14 @@ from boto3.dynamodb.conditions import Key
 
 from chalicelib.aws.errors import translated
 from chalicelib.data.query import query_rows
+from chalicelib.data.tolerant import Reading, RowReader, parse_timestamp_text, readable_by
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ConditionFailedError
 from chalicelib.insight.data import keys, tables
-from chalicelib.insight.data.values import from_dynamo, optional_int, parse_timestamp, to_dynamo
+from chalicelib.insight.data.values import from_dynamo, to_dynamo
+
+#: Who produced the mines of rows that do not say (the previous system mined only with Pave).
+DEFAULT_SOURCE = "PAVE"
 
 
 @dataclass(frozen=True)
@@ -33,11 +44,13 @@ class Mine:
     recurring_count: int = 0
     ritual_count: int = 0
     details: Mapping[str, Any] = field(default_factory=dict)
+    #: The instant as the stored sort key writes it, when not in this service's format.
+    key_text: str | None = None
 
     @property
     def last_mine(self) -> str:
         """The mine's name inside expense keys."""
-        return iso_timestamp(self.mined_at)
+        return self.key_text or iso_timestamp(self.mined_at)
 
 
 def insights_item(mine: Mine) -> dict[str, Any]:
@@ -55,15 +68,24 @@ def insights_item(mine: Mine) -> dict[str, Any]:
 
 
 def from_item(row: Mapping[str, Any]) -> Mine:
-    return Mine(
-        user_id=str(row["user_id"]),
-        mined_at=parse_timestamp(row["mined_at"]),
-        source=str(row["source"]),
-        pave_request_id=row.get("pave_request_id"),
-        recurring_count=optional_int(row.get("recurring_count")) or 0,
-        ritual_count=optional_int(row.get("ritual_count")) or 0,
-        details=dict(from_dynamo(row.get("details") or {})),
+    """The stored mine; :class:`UnreadableRowError` when its instant cannot be read (a miss)."""
+    reader = RowReader(keys.INSIGHTS, row)
+    key_text = reader.key_part("TIME", "SK")
+    mined_at = reader.timestamp("mined_at", None) or parse_timestamp_text(key_text)
+    if mined_at is None:
+        reader.problem("SK", "no instant of the mine")
+    mine = Mine(
+        user_id=reader.text("user_id", "") or reader.key_part("MINE") or "",
+        mined_at=mined_at or datetime.min,
+        source=reader.text("source", DEFAULT_SOURCE),
+        pave_request_id=reader.text("pave_request_id", None),
+        recurring_count=reader.whole("recurring_count", 0),
+        ritual_count=reader.whole("ritual_count", 0),
+        details=dict(from_dynamo(reader.mapping("details"))),
+        key_text=key_text if mined_at is not None and key_text != iso_timestamp(mined_at) else None,
     )
+    reader.require_readable()
+    return mine
 
 
 def put_insights(mine: Mine) -> bool:
@@ -77,11 +99,12 @@ def put_insights(mine: Mine) -> bool:
 
 
 def list_insights(user_id: str, *, limit: int | None = None) -> list[Mine]:
-    """The user's mines, newest first (descending Query, strongly consistent)."""
+    """The user's readable mines, newest first (descending Query, strongly consistent)."""
     condition = Key("PK").eq(keys.mine_pk(user_id)) & Key("SK").begins_with(keys.TIME_PREFIX)
+    readable = readable_by(from_item, Reading.MISS)
     rows = query_rows(
         tables.pave(),
-        entity=keys.INSIGHTS,
+        keep=lambda row: keys.names_entity(row, keys.INSIGHTS) and readable(row),
         limit=limit,
         KeyConditionExpression=condition,
         ScanIndexForward=False,

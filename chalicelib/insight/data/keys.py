@@ -10,7 +10,9 @@ docs/access-patterns.md lists which access pattern reads each key.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from datetime import date
+from typing import Any
 
 from chalicelib.data.keys import SEP, InvalidKeyError, join
 
@@ -27,6 +29,29 @@ RECURRING = "RECURRING"
 RITUAL = "RITUAL"
 INCOME = "INCOME"
 SCORES = "SCORES"
+
+#: Other names of an entity in ``type``: the previous system wrote each entity's name in lower
+#: case (``balance``, ``alert``, ``scores`` ...) and may name savings months ``SAVINGS_MONTH``.
+_ALSO_NAMED = {BALANCE: ("SAVINGS_MONTH",)}
+
+
+def names_entity(row: Mapping[str, Any], entity: str) -> bool:
+    """Whether ``row``'s ``type`` names ``entity``, in any of its spellings and any letter case.
+
+    A row without a ``type`` is taken for the entity its key prefix names (every Query names
+    its entity's sort-key prefix), so only a row typed as another entity is refused.
+    """
+    kind = row.get("type")
+    if kind is None:
+        return True
+    spellings = (entity, *_ALSO_NAMED.get(entity, ()))
+    return isinstance(kind, str) and kind.strip().casefold() in {name.casefold() for name in spellings}
+
+
+def of_entity(entity: str) -> Callable[[Mapping[str, Any]], bool]:
+    """:func:`names_entity` for one entity (a ``query_rows`` filter)."""
+    return lambda row: names_entity(row, entity)
+
 
 _MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 

@@ -6,6 +6,11 @@ cached, and records how its polling ended (``outcome``: mined, superseded, faile
 unknown). ``ttl`` is 5 days after ``created_date``: a request Pave never finished is
 forgotten then. Writing the same request again changes nothing (first write wins), so a
 redelivered upload cannot reset a processed request.
+
+**Rows of the previous system** are read with the user and the request from their keys and
+missing counts as 0. A row without a readable ``created_date`` (it names the mine) cannot be
+mined: reads leave it out (logged and counted, :mod:`chalicelib.data.tolerant`), so a poll of
+it is dropped as a request never recorded.
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ from boto3.dynamodb.conditions import Key
 
 from chalicelib.aws.errors import translated
 from chalicelib.data.query import query_rows
+from chalicelib.data.tolerant import Reading, RowReader, read_or_none, readable_by
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ConditionFailedError
 from chalicelib.insight.data import keys, tables
 from chalicelib.insight.data.ttl import last_page_ttl
-from chalicelib.insight.data.values import from_dynamo, optional_int, parse_timestamp, to_dynamo
+from chalicelib.insight.data.values import from_dynamo, to_dynamo
 
 
 @dataclass(frozen=True)
@@ -56,16 +62,23 @@ def last_page_item(page: LastPage) -> dict[str, Any]:
 
 
 def from_item(row: Mapping[str, Any]) -> LastPage:
-    return LastPage(
-        user_id=str(row["user_id"]),
-        pave_request_id=str(row["pave_request_id"]),
-        created_date=parse_timestamp(row["created_date"]),
-        pages=optional_int(row.get("pages")) or 0,
-        transaction_count=optional_int(row.get("transaction_count")) or 0,
-        processed=bool(row.get("processed", False)),
-        details=dict(from_dynamo(row.get("details") or {})),
-        outcome=row.get("outcome"),
+    """The stored request; :class:`UnreadableRowError` when it cannot be read (left out)."""
+    reader = RowReader(keys.LAST_PAGE, row)
+    created = reader.timestamp("created_date", None)
+    if created is None:
+        reader.problem("created_date", "missing: the request names no mine")
+    page = LastPage(
+        user_id=reader.text("user_id", "") or reader.key_part("USERS") or "",
+        pave_request_id=reader.text("pave_request_id", "") or reader.key_part("REQUEST_ID", "SK") or "",
+        created_date=created or datetime.min,
+        pages=reader.whole("pages", 0),
+        transaction_count=reader.whole("transaction_count", 0),
+        processed=reader.flag("processed", False),
+        details=dict(from_dynamo(reader.mapping("details"))),
+        outcome=reader.text("outcome", None),
     )
+    reader.require_readable()
+    return page
 
 
 def put_last_page(page: LastPage) -> bool:
@@ -79,15 +92,22 @@ def put_last_page(page: LastPage) -> bool:
 
 
 def get_last_page(user_id: str, pave_request_id: str) -> LastPage | None:
+    """The request's row; an unreadable one reads as none (reported)."""
     with translated():
         row = tables.pave().get_item(Key=keys.last_page_key(user_id, pave_request_id), ConsistentRead=True).get("Item")
-    return from_item(row) if row else None
+    return read_or_none(from_item, row, Reading.LEFT_OUT)
 
 
 def last_pages(user_id: str) -> list[LastPage]:
     """Every recorded request of the user still retained (strong), processed or not."""
     condition = Key("PK").eq(keys.users_pk(user_id)) & Key("SK").begins_with(keys.LAST_PAGE_PREFIX)
-    rows = query_rows(tables.pave(), entity=keys.LAST_PAGE, KeyConditionExpression=condition, ConsistentRead=True)
+    readable = readable_by(from_item, Reading.LEFT_OUT)
+    rows = query_rows(
+        tables.pave(),
+        keep=lambda row: keys.names_entity(row, keys.LAST_PAGE) and readable(row),
+        KeyConditionExpression=condition,
+        ConsistentRead=True,
+    )
     return [from_item(row) for row in rows]
 
 

@@ -12,21 +12,38 @@ so a cached answer is served, and captured, exactly as it was computed. Rows wit
 
 A write never replaces a row of a later ``prediction_date`` (a request that computed
 yesterday and writes after midnight loses to today's row).
+
+**Rows of the previous system** carry ``prediction_date``, ``detection_used``, ``next_date``,
+``source``, ``frequency``, ``loan_id``, ``created_date`` and the three predictions; the user
+comes from the key. They read with the flags unknown (None), so the endpoint never serves one
+(its flags are not the current ones): it computes and overwrites it. Missing, ``frequency``
+reads as ``NONE``, ``created_date`` as midnight of ``prediction_date``, the others as None. A
+row whose ``prediction_date`` is missing or no day, or with any attribute that cannot be read,
+is a miss: it reads as no row (logged and counted, :mod:`chalicelib.data.tolerant`) and the
+next computation overwrites it, whatever its ``prediction_date`` holds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time
+from decimal import Decimal
 from typing import Any
 
 from chalicelib.aws.errors import translated
+from chalicelib.data.tolerant import (
+    Reading,
+    RowReader,
+    parse_day_text,
+    put_unless_newer,
+    read_or_none,
+)
 from chalicelib.data.ttl import iso_timestamp
-from chalicelib.errors import ConditionFailedError, ValidationError
+from chalicelib.errors import ValidationError
 from chalicelib.insight.data import keys, tables
 from chalicelib.insight.data.ttl import payday_ttl
-from chalicelib.insight.data.values import from_dynamo, optional_day, parse_day, parse_timestamp, to_dynamo
+from chalicelib.insight.data.values import from_dynamo, to_dynamo
 
 PAVE_PAYDAY_CALCULATION = "PAVE_PAYDAY_CALCULATION"
 FLOATME_V2_PAYDAY_CALCULATION = "FLOATME_V2_PAYDAY_CALCULATION"
@@ -92,58 +109,68 @@ def payday_item(record: PaydayRecord) -> dict[str, Any]:
 
 
 def from_item(row: Mapping[str, Any]) -> PaydayRecord:
-    return PaydayRecord(
-        user_id=str(row["user_id"]),
-        prediction_date=parse_day(row["prediction_date"]),
-        detection_used=str(row["detection_used"]),
-        next_date=optional_day(row.get("next_date")),
-        source=row.get("source"),
-        frequency=str(row["frequency"]),
-        loan_id=row.get("loan_id"),
-        created_date=parse_timestamp(row["created_date"]),
-        fm=_prediction(row.get("fm")),
-        v2=_prediction(row.get("v2")),
-        pave=_prediction(row.get("pave")),
-        confidence=_optional_float(row.get("confidence")),
-        reason=row.get("reason"),
-        collection=_prediction(row.get("collection")),
-        errors=_prediction(row.get("errors")),
-        used_v2=_optional_bool(row.get("used_v2")),
-        used_pave_v2=_optional_bool(row.get("used_pave_v2")),
+    """The cached prediction; :class:`UnreadableRowError` when it cannot be read (a miss)."""
+    reader = RowReader(keys.PAYDAY, row)
+    day = reader.day("prediction_date", None)
+    if day is None and not reader.has("prediction_date"):
+        reader.problem("prediction_date", "missing")
+    created = reader.timestamp("created_date", None)
+    record = PaydayRecord(
+        user_id=reader.text("user_id", "") or reader.key_part("PAYDAY") or "",
+        prediction_date=day or date.min,
+        detection_used=reader.text("detection_used", ""),
+        next_date=reader.day("next_date", None),
+        source=reader.text("source", None),
+        frequency=reader.text("frequency", "NONE"),
+        loan_id=reader.text("loan_id", None),
+        created_date=created or datetime.combine(day or date.min, time(), UTC),
+        fm=_prediction(reader, "fm"),
+        v2=_prediction(reader, "v2"),
+        pave=_prediction(reader, "pave"),
+        confidence=_confidence(reader),
+        reason=reader.text("reason", None),
+        collection=_prediction(reader, "collection"),
+        errors=_prediction(reader, "errors"),
+        used_v2=reader.flag("used_v2", None),
+        used_pave_v2=reader.flag("used_pave_v2", None),
     )
+    reader.require_readable()
+    return record
 
 
-def _prediction(value: Any) -> Mapping[str, Any] | None:
-    return None if value is None else dict(from_dynamo(value))
+def _prediction(reader: RowReader, name: str) -> Mapping[str, Any] | None:
+    return dict(from_dynamo(reader.mapping(name))) if reader.has(name) else None
 
 
-def _optional_float(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def _optional_bool(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
+def _confidence(reader: RowReader) -> float | None:
+    value = reader.row.get("confidence")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        reader.problem("confidence", "not a number")
+        return None
+    return float(value)
 
 
 def put_payday(record: PaydayRecord) -> bool:
-    """Overwrite the user's cached prediction; ``False`` when a later day's row is already there."""
-    try:
-        with translated():
-            tables.pave().put_item(
-                Item=payday_item(record),
-                ConditionExpression="attribute_not_exists(PK) OR prediction_date <= :day",
-                ExpressionAttributeValues={":day": record.prediction_date.isoformat()},
-            )
-    except ConditionFailedError:
-        return False
-    return True
+    """Overwrite the user's cached prediction; ``False`` when a later day's row is already there.
+
+    A row whose ``prediction_date`` is missing or no day is overwritten whatever it holds.
+    """
+    return put_unless_newer(tables.pave(), payday_item(record), "prediction_date", _is_day)
+
+
+def _is_day(value: object) -> bool:
+    """A ``YYYY-MM-DD`` day, which compares with the days this service writes."""
+    return isinstance(value, str) and len(value) == 10 and parse_day_text(value) is not None
 
 
 def get_payday(user_id: str) -> PaydayRecord | None:
-    """The user's cached prediction of whatever day (strongly consistent GetItem)."""
+    """The user's cached prediction of whatever day (strongly consistent GetItem); an
+    unreadable row reads as none (reported: a miss, which the next computation overwrites)."""
     with translated():
         row = tables.pave().get_item(Key=keys.payday_key(user_id), ConsistentRead=True).get("Item")
-    return from_item(row) if row else None
+    return read_or_none(from_item, row, Reading.MISS)
 
 
 def cached_payday(user_id: str, today: date) -> PaydayRecord | None:

@@ -8,9 +8,8 @@ module builds both.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
 
-from chalicelib.insight.data.recurring_expenses import RITUAL, Expense, expenses_of_mine, put_expenses
+from chalicelib.insight.data.recurring_expenses import RITUAL, Expense, MineName, expenses_of_mine, put_expenses
 
 Ritual = Expense
 
@@ -19,6 +18,6 @@ def put_rituals(rituals: Iterable[Ritual]) -> int:
     return put_expenses(rituals, RITUAL)
 
 
-def rituals(user_id: str, last_mine: datetime) -> list[Ritual]:
+def rituals(user_id: str, last_mine: MineName) -> list[Ritual]:
     """The rituals of the mine ``last_mine``."""
     return expenses_of_mine(user_id, last_mine, RITUAL)

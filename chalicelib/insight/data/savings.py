@@ -5,6 +5,15 @@ savings account's ``account_id``, ``amount`` in cents and ``subtype``), ``total_
 (cents) and ``updated_date``. Each amount keeps a ``_string`` copy in dollars like every stored
 balance. A write only replaces a row with an older or equal ``updated_date``, so snapshots
 delivered out of order converge on the newest. ``ttl`` is one year after ``updated_date``.
+
+**Rows of the previous system** are typed ``balance`` and carry ``accounts``, ``total_available``
+and ``updated_date`` (amounts in cents, as everywhere); user and month come from the key. A
+missing ``total_available`` reads as the sum of the accounts, a missing ``updated_date`` as
+unknown (None), a missing ``subtype`` as None. An account entry that cannot be read (no id, an
+amount that is no whole number) is left out of the reading and an unreadable total is summed
+again from the accounts read; the row is logged and counted (:mod:`chalicelib.data.tolerant`)
+and left as it is. A snapshot of the current month replaces a row whose ``updated_date`` is
+missing or not in this service's format, as it replaces an older one.
 """
 
 from __future__ import annotations
@@ -18,13 +27,12 @@ from boto3.dynamodb.conditions import Key
 
 from chalicelib.aws.errors import translated
 from chalicelib.data.money import cents_to_string
-from chalicelib.data.money import from_dynamo as cents_from_dynamo
 from chalicelib.data.query import query_rows
+from chalicelib.data.tolerant import Reading, RowReader, is_service_timestamp, put_unless_newer
 from chalicelib.data.ttl import iso_timestamp
-from chalicelib.errors import ConditionFailedError, ValidationError
+from chalicelib.errors import ValidationError
 from chalicelib.insight.data import keys, tables
 from chalicelib.insight.data.ttl import savings_month_ttl
-from chalicelib.insight.data.values import parse_timestamp
 
 
 @dataclass(frozen=True)
@@ -43,11 +51,14 @@ class SavingsMonth:
     accounts: tuple[SavingsAccount, ...]
     #: Cents.
     total_available: int
-    updated_date: datetime
+    #: None only on a row of the previous system that did not record it.
+    updated_date: datetime | None
 
 
 def savings_month_item(month: SavingsMonth) -> dict[str, Any]:
-    """The row for ``month`` (pure)."""
+    """The row for ``month`` (pure); only a month with its ``updated_date`` is written."""
+    if month.updated_date is None:
+        raise ValidationError("a savings month is written with the instant it was computed")
     return {
         **keys.savings_month_key(month.user_id, month.month),
         "type": keys.BALANCE,
@@ -70,30 +81,37 @@ def savings_month_item(month: SavingsMonth) -> dict[str, Any]:
 
 
 def from_item(row: Mapping[str, Any]) -> SavingsMonth:
-    return SavingsMonth(
-        user_id=str(row["user_id"]),
-        month=str(row["month"]),
-        accounts=tuple(
-            SavingsAccount(str(a["account_id"]), cents_from_dynamo(a["amount"]), a.get("subtype"))
-            for a in row.get("accounts", [])
-        ),
-        total_available=cents_from_dynamo(row["total_available"]),
-        updated_date=parse_timestamp(row["updated_date"]),
+    """The stored month, read tolerantly (see the module docstring)."""
+    reader = RowReader(keys.BALANCE, row)
+    accounts = tuple(a for a in (_account(entry, reader) for entry in reader.sequence("accounts")) if a)
+    month = SavingsMonth(
+        user_id=reader.text("user_id", "") or reader.key_part("USERS") or "",
+        month=reader.text("month", "") or reader.key_part("SAVINGS_MONTH", "SK") or "",
+        accounts=accounts,
+        total_available=reader.whole("total_available", sum(a.amount for a in accounts)),
+        updated_date=reader.timestamp("updated_date", None),
     )
+    reader.report(Reading.CONSERVATIVE)
+    return month
+
+
+def _account(entry: object, reader: RowReader) -> SavingsAccount | None:
+    """One ``accounts`` entry; None (a problem) when it has no id or its amount is no whole number."""
+    if not isinstance(entry, Mapping):
+        reader.problem("accounts", "an entry is not a map")
+        return None
+    account = RowReader(keys.BALANCE, entry)
+    account_id, amount = account.text("account_id", None), account.whole("amount", 0)
+    subtype = account.text("subtype", None)
+    if not account_id or not account.readable:
+        reader.problem("accounts", "an entry without an id or with an amount that is no whole number")
+        return None
+    return SavingsAccount(account_id, amount, subtype)
 
 
 def put_savings_month(month: SavingsMonth) -> bool:
     """Write the month's snapshot; ``False`` if a newer snapshot of that month is already stored."""
-    try:
-        with translated():
-            tables.pave().put_item(
-                Item=savings_month_item(month),
-                ConditionExpression="attribute_not_exists(PK) OR updated_date <= :updated",
-                ExpressionAttributeValues={":updated": iso_timestamp(month.updated_date)},
-            )
-    except ConditionFailedError:
-        return False
-    return True
+    return put_unless_newer(tables.pave(), savings_month_item(month), "updated_date", is_service_timestamp)
 
 
 def get_savings_month(user_id: str, month: str) -> SavingsMonth | None:
@@ -109,7 +127,7 @@ def savings_months(user_id: str, first: str, last: str) -> list[SavingsMonth]:
         raise ValidationError(f"month {first} is after {last}")
     rows = query_rows(
         tables.pave(),
-        entity=keys.BALANCE,
+        keep=keys.of_entity(keys.BALANCE),
         KeyConditionExpression=Key("PK").eq(keys.users_pk(user_id)) & Key("SK").between(low, high),
         ConsistentRead=True,
     )

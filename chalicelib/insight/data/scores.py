@@ -4,6 +4,12 @@ One row per score Pave returned: its ``bands`` (each a ``score`` and the advance
 allows, ``lowest_amount`` to ``highest_amount`` in cents). The newest is one descending Query
 with Limit 1 (never a Scan). ``ttl`` is ``SCORE_TTL_DAYS`` after ``scored_at``. Writing the same
 score twice changes nothing.
+
+**Rows of the previous system** may carry nothing but their keys: the user comes from the
+partition key, ``scored_at`` from the sort key, and a row without ``bands`` reads with none.
+A row that still cannot be read (its instant, or a band that is no three whole numbers) is a
+miss: reads skip it (logged and counted, :mod:`chalicelib.data.tolerant`), so the newest
+readable score answers.
 """
 
 from __future__ import annotations
@@ -16,13 +22,13 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 
 from chalicelib.aws.errors import translated
-from chalicelib.data.money import from_dynamo as cents_from_dynamo
 from chalicelib.data.query import query_rows
+from chalicelib.data.tolerant import Reading, RowReader, parse_timestamp_text, readable_by
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.errors import ConditionFailedError
 from chalicelib.insight.data import keys, tables
 from chalicelib.insight.data.ttl import score_ttl
-from chalicelib.insight.data.values import from_dynamo, parse_timestamp, to_dynamo
+from chalicelib.insight.data.values import from_dynamo, to_dynamo
 
 
 @dataclass(frozen=True)
@@ -60,17 +66,29 @@ def score_item(score: Score) -> dict[str, Any]:
 
 
 def from_item(row: Mapping[str, Any]) -> Score:
-    last_mine = row.get("last_mine")
-    return Score(
-        user_id=str(row["user_id"]),
-        scored_at=parse_timestamp(row["scored_at"]),
-        bands=tuple(
-            ScoreBand(int(b["score"]), cents_from_dynamo(b["lowest_amount"]), cents_from_dynamo(b["highest_amount"]))
-            for b in row.get("bands", [])
-        ),
-        last_mine=parse_timestamp(last_mine) if last_mine else None,
-        details=dict(from_dynamo(row.get("details") or {})),
+    """The stored score; :class:`UnreadableRowError` when it cannot be read (a miss)."""
+    reader = RowReader(keys.SCORES, row)
+    scored_at = reader.timestamp("scored_at", None) or parse_timestamp_text(reader.key_part("CASH_ADVANCE_SCORE", "SK"))
+    if scored_at is None:
+        reader.problem("SK", "no instant of the score")
+    score = Score(
+        user_id=reader.text("user_id", "") or reader.key_part("USERS") or "",
+        scored_at=scored_at or datetime.min,
+        bands=tuple(_band(b, reader) for b in reader.sequence("bands")),
+        last_mine=reader.timestamp("last_mine", None),
+        details=dict(from_dynamo(reader.mapping("details"))),
     )
+    reader.require_readable()
+    return score
+
+
+def _band(stored: object, reader: RowReader) -> ScoreBand:
+    band = RowReader(keys.SCORES, stored if isinstance(stored, Mapping) else {})
+    figures = [band.whole(name, None) for name in ("score", "lowest_amount", "highest_amount")]
+    score, lowest, highest = (figure if figure is not None else -1 for figure in figures)
+    if min(score, lowest, highest) < 0:
+        reader.problem("bands", "a band is not three whole numbers")
+    return ScoreBand(score, lowest, highest)
 
 
 def put_score(score: Score) -> bool:
@@ -84,11 +102,12 @@ def put_score(score: Score) -> bool:
 
 
 def list_scores(user_id: str, *, limit: int | None = None) -> list[Score]:
-    """The user's scores, newest first (descending Query, strongly consistent)."""
+    """The user's readable scores, newest first (descending Query, strongly consistent)."""
     condition = Key("PK").eq(keys.users_pk(user_id)) & Key("SK").begins_with(keys.CASH_ADVANCE_SCORE_PREFIX)
+    readable = readable_by(from_item, Reading.MISS)
     rows = query_rows(
         tables.pave(),
-        entity=keys.SCORES,
+        keep=lambda row: keys.names_entity(row, keys.SCORES) and readable(row),
         limit=limit,
         KeyConditionExpression=condition,
         ScanIndexForward=False,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
 from typing import Any
@@ -62,31 +62,6 @@ def from_dynamo(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return sorted(from_dynamo(v) for v in value)
     return value
-
-
-def parse_timestamp(text: object) -> datetime:
-    """A stored RFC 3339 timestamp as an aware UTC datetime."""
-    if not isinstance(text, str):
-        raise ValidationError(f"stored timestamp is not text: {text!r}")
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError as exc:
-        raise ValidationError(f"not an RFC 3339 timestamp: {text!r}") from exc
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def parse_day(text: object) -> date:
-    """A stored ``YYYY-MM-DD`` day."""
-    if not isinstance(text, str):
-        raise ValidationError(f"stored day is not text: {text!r}")
-    try:
-        return date.fromisoformat(text)
-    except ValueError as exc:
-        raise ValidationError(f"not a YYYY-MM-DD day: {text!r}") from exc
-
-
-def optional_day(text: object) -> date | None:
-    return None if text is None else parse_day(text)
 
 
 def optional_int(value: object) -> int | None:

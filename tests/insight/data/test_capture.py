@@ -11,7 +11,7 @@ from boto3.dynamodb.conditions import Key
 from chalicelib.errors import ValidationError
 from chalicelib.insight import capture
 from chalicelib.insight.capture import CaptureEvent, CaptureTooLargeError
-from chalicelib.insight.data import tables
+from chalicelib.insight.data import keys, tables
 from tests.insight.data.conftest import NOW, stored
 
 TODAY = date(2026, 11, 20)
@@ -77,3 +77,27 @@ def test_an_event_is_captured_the_way_its_kind_is() -> None:
 def test_a_payload_too_large_for_one_item_is_refused() -> None:
     with pytest.raises(CaptureTooLargeError):
         capture.capture_payday_prediction("u1", {"blob": "x" * 400_000}, now=NOW)
+
+
+def test_rows_read_back_ours_and_the_previous_systems() -> None:
+    # GIVEN rows this service writes THEN they read back with their event, instant or day, payload
+    key = keys.capture_key("u1", "PAYDAY_PREDICTION", "2026-11-20T12:30:00.123456Z", "req-1")
+    ours = capture.captured_from_item(
+        capture.capture_item("u1", CaptureEvent.PAYDAY_PREDICTION, key, {"from_cache": True}, NOW)
+    )
+    assert (ours.user_id, ours.event, ours.captured_at, ours.day, ours.payload) == (
+        "u1",
+        "PAYDAY_PREDICTION",
+        NOW,
+        None,
+        {"from_cache": True},
+    )
+    # GIVEN the previous system's once-a-day row: the event and the day only in its sort key
+    theirs = capture.captured_from_item({"PK": "USERS#u2", "SK": "FM_PAYDAY_PREDICTED_PAYDAY#2026-11-20"})
+    assert (theirs.user_id, theirs.event, theirs.captured_at, theirs.day, theirs.payload) == (
+        "u2",
+        "FM_PAYDAY_PREDICTED_PAYDAY",
+        None,
+        TODAY,
+        {},
+    )

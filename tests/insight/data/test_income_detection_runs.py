@@ -11,6 +11,7 @@ from chalicelib.errors import ValidationError
 from chalicelib.insight.data import keys, tables
 from chalicelib.insight.data.income_detection_runs import (
     IncomeDetectionRun,
+    from_item,
     income_detection_item,
     put_income_detection_run,
 )
@@ -58,3 +59,23 @@ def test_a_run_is_written_once(ddb: str, user_id: str) -> None:
     row = stored(tables.income_detection(), keys.income_detection_key(user_id, "2026-11-20T12:30:00.123456Z"))
     assert row is not None and row["ml_enabled"] is True
     assert put_income_detection_run(a_run(user_id, run_date=NOW + timedelta(seconds=1))) is True
+
+
+def test_rows_read_back_ours_and_the_previous_systems() -> None:
+    # GIVEN a row this service writes THEN it reads back as the run
+    run = a_run("u1")
+    assert from_item(income_detection_item(run)) == run
+    # GIVEN the previous system's row: its attributes only, the user and run date in the keys
+    theirs = {
+        "PK": "INCOME_DETECTION#u2",
+        "SK": "2026-11-20T12:30:00.123456789Z",
+        "method_a_results": [PAYCHECK],
+        "method_ml_results": [],
+        "ml_enabled": False,
+        "ml_results_used": False,
+    }
+    # THEN it reads, what it lacks empty
+    read = from_item(theirs)
+    assert (read.user_id, read.run_date, read.ml_prediction_id) == ("u2", NOW, None)
+    assert read.method_results == {"a": [PAYCHECK], "ml": []}
+    assert (read.ml_predictions, read.ml_probabilities) == ([], [])

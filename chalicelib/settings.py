@@ -9,6 +9,7 @@ Secrets are read here and nowhere else, and never appear in ``repr``.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -124,6 +125,38 @@ def _secret(name: str, local_default: str, stage: str) -> str:
     if stage == "prod":
         raise ConfigurationError(f"{name} (or {name}_PARAMETER) must be set in prod")
     return local_default
+
+
+#: Every secret the settings read: ``<NAME>``, else the SSM parameter ``<NAME>_PARAMETER`` names.
+SECRETS = (
+    "PLAID_CLIENT_ID",
+    "PLAID_SECRET",
+    "USER_SERVICE_TOKEN",
+    "PAYMENTS_SERVICE_TOKEN",
+    "ADMIN_API_TOKEN",
+    "SEGMENT_WRITE_KEY",
+    "PAVE_API_KEY",
+)
+#: Every service base URL the settings read; outside prod the local fakes' fill in.
+SERVICE_URLS = (
+    "PLAID_BASE_URL",
+    "USER_SERVICE_URL",
+    "PAYMENTS_SERVICE_URL",
+    "ADMIN_API_URL",
+    "SEGMENT_HOST",
+    "PAVE_URL",
+)
+
+
+def missing_settings(stage: str, environment: Mapping[str, str]) -> list[str]:
+    """The variables ``stage``'s functions need at run time that ``environment`` (their Lambda
+    environment) lacks: in prod, every service URL and every secret's ``<NAME>_PARAMETER`` (a
+    secret's value never belongs in a deployed environment). None outside prod, whose local
+    defaults fill in. Without this check prod would fail only at each setting's first use."""
+    if stage != "prod":
+        return []
+    needed = [*SERVICE_URLS, *(f"{name}_PARAMETER" for name in SECRETS)]
+    return [name for name in needed if not environment.get(name, "").strip()]
 
 
 #: How an item's transactions are mined: ``/transactions/get`` windows or ``/transactions/sync`` cursors.

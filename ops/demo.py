@@ -61,10 +61,18 @@ def refined_rows(user_id: str) -> list[dict[str, Any]]:
 
 
 def show_pave_insights(
-    app_url: str, token: str, user_id: str, say: Callable[[str], None], stop: threading.Event, timeout: float = 300.0
+    app_url: str,
+    token: str,
+    user_id: str,
+    say: Callable[[str], None],
+    stop: threading.Event,
+    timeout: float = 300.0,
+    *,
+    explain_score: Callable[[], str | None] | None = None,
 ) -> None:
     """Wait until every Pave upload of the user has been mined (or given up), then print the
-    recurring expenses and the cash-advance score as the API serves them to the user."""
+    recurring expenses and the cash-advance score as the API serves them to the user, and what
+    ``explain_score`` says drives that score."""
     from chalicelib.insight.data import insights, last_pages
 
     say("demo: Pave: each batch of new transactions is uploaded to the fake Pave, polled, and its insights cached")
@@ -99,6 +107,9 @@ def show_pave_insights(
         f"${b['lowest_amount'] // 100}-{b['highest_amount'] // 100}: {b['score']}" for b in score["bands"]
     )
     say(f"demo: GET /v1/users/{user_id}/scores/cash_advance (score per advance range): {bands}")
+    explanation = explain_score() if explain_score else None
+    if explanation:
+        say(f"demo: what drives the score (the fake Pave's rule): {explanation}")
 
 
 def _get_json(app_url: str, path: str, token: str) -> Any:

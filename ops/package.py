@@ -3,7 +3,9 @@
 Renders the declaration into a merge template (:mod:`chalicelib.infra.cloudformation`) and
 runs ``chalice package --merge-template`` into ``OUT``, which then holds ``sam.json``,
 ``deployment.zip`` and ``layer-deployment.zip`` for ``aws cloudformation package``/``deploy``
-or ``sam deploy``.
+or ``sam deploy``. It first refuses a stage whose environment in ``.chalice/config.json`` lacks
+a setting its functions need at run time (prod: every service URL and secret parameter name,
+:func:`chalicelib.settings.missing_settings`), naming each one.
 
 Two more modes serve the ``chalice deploy`` path:
 
@@ -64,16 +66,34 @@ def api_gateway_stage(stage: str, project_dir: Path = ROOT) -> str:
     return str(stage_config.get("api_gateway_stage") or config.get("api_gateway_stage") or DEFAULT_API_STAGE)
 
 
-def secret_parameters(stage: str, project_dir: Path = ROOT) -> dict[str, str]:
-    """Secret variable -> SSM parameter name, from the stage's ``<NAME>_PARAMETER`` variables."""
+def stage_variables(stage: str, project_dir: Path = ROOT) -> dict[str, str]:
+    """The environment every function of ``stage`` gets: the global variables, then the stage's."""
     config = chalice_config(project_dir)
     variables = {**config.get("environment_variables", {})}
     variables.update(config["stages"].get(stage, {}).get("environment_variables", {}))
+    return variables
+
+
+def secret_parameters(stage: str, project_dir: Path = ROOT) -> dict[str, str]:
+    """Secret variable -> SSM parameter name, from the stage's ``<NAME>_PARAMETER`` variables."""
     return {
         name.removesuffix(_PARAMETER_SUFFIX): value
-        for name, value in variables.items()
+        for name, value in stage_variables(stage, project_dir).items()
         if name.endswith(_PARAMETER_SUFFIX)
     }
+
+
+def check_stage_complete(stage: str, project_dir: Path = ROOT) -> None:
+    """Refuse a stage whose functions would fail at a setting's first use (checked before anything is built)."""
+    from chalicelib.settings import missing_settings
+
+    missing = missing_settings(stage, stage_variables(stage, project_dir))
+    if missing:
+        raise PackageError(
+            f"stage {stage} lacks settings its functions need at run time: {', '.join(missing)}; add them to"
+            f" stages.{stage}.environment_variables in .chalice/config.json (service URLs, and the SSM"
+            " parameter names secrets are read from)"
+        )
 
 
 @contextmanager
@@ -176,6 +196,7 @@ def chalice_executable() -> str:
 
 def package(out: Path, stage: str, project_dir: Path = ROOT) -> Path:
     """Write the merge template, run ``chalice package`` with it, and return ``OUT/sam.json``."""
+    check_stage_complete(stage, project_dir)
     check_policy_file(stage, project_dir)
     merge = write_merge_template(out, stage, project_dir)
     command = [chalice_executable(), "--project-dir", str(project_dir), "package", "--stage", stage]

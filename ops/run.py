@@ -8,8 +8,12 @@ table streams, TTL expiries and schedules to the app's handlers; and a developme
 identity provider (:4574) whose tokens the API accepts. Then it links a demo item through
 the API, has the fake Plaid send a signed INITIAL_UPDATE to ``POST /v1/plaid``, shows the
 pages being mined and refined, prints the demo user's payday as the API predicts it, its
-savings history and its low-balance alert, and prints a token and how to query the result. Ctrl-C
-stops everything it started.
+savings history and its low-balance alert, its recurring expenses and cash-advance score and
+what drives that score, and prints a token and how to query the result. Ctrl-C stops
+everything it started.
+
+The terminal tells that story only: the handlers' JSON logs and metrics go to log files that
+the start-up lines name (:mod:`ops.run_output`), or to the terminal too with ``--verbose``.
 
 Options go through make's ``ARGS`` (``make run ARGS="--no-demo --fresh"``; ``make run
 ARGS=--help`` lists them). Local timings favour a fast loop: throttled pages 2 s apart and a
@@ -25,24 +29,27 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
-from ops import demo_balances, demo_sync
+from ops import demo_balances, demo_sync, run_output
 from ops.local_aws import apply_local_env, local_aws, local_aws_kind, reset
 
 if TYPE_CHECKING:
+    from ops.fakes.pave import FakePave
     from ops.fakes.plaid import FakePlaid
 
 ROOT = Path(__file__).resolve().parent.parent
 APP_PORT = 8000
+MOTO_LOG = ".moto.log"
 DEMO_USER = "demo-user"
 
 
@@ -53,7 +60,7 @@ LOCAL_VISIBILITY_TIMEOUT_SECONDS = 10
 ENVIRONMENT_HELP = """environment:
   AWS_ENDPOINT_URL        the local AWS to start or reuse (default http://127.0.0.1:4566)
   THROTTLE_DELAY_SECONDS  same as --throttle-delay (the flag wins)
-  POWERTOOLS_LOG_LEVEL    handler log level (default WARNING: progress lines only)
+  POWERTOOLS_LOG_LEVEL    the event handlers' log level (default INFO, in .run.log unless --verbose)
 more in docs/local-runtime.md"""
 
 
@@ -95,6 +102,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--production-timings",
         action="store_true",
         help="the deployed throttle delay and visibility timeouts instead of the local ones",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help=f"print the handlers' logs and metrics (and chalice local's output) here instead of in"
+        f" {run_output.RUN_LOG} and {run_output.CHALICE_LOCAL_LOG}",
     )
     args = parser.parse_args(argv)
     if args.production_timings and (args.throttle_delay is not None or args.visibility_timeout is not None):
@@ -159,22 +172,29 @@ def describe_local_aws(started: bool, endpoint: str, fresh: bool) -> str:
     )
 
 
+#: Where the story goes: the terminal (standard output unless ``app_output_to`` moved it).
+_story: TextIO | None = None
+
+
 def say(text: str) -> None:
-    print(text, flush=True)
+    print(text, file=_story or sys.stdout, flush=True)
 
 
 @contextmanager
-def chalice_local(port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """``chalice local`` in a child process, with this process's environment."""
+def chalice_local(port: int, log_path: Path | None) -> Iterator[subprocess.Popen[bytes]]:
+    """``chalice local`` in a child process, with this process's environment; its output goes to
+    ``log_path`` (emptied first), or to this process's terminal when None."""
     chalice = Path(sys.executable).with_name("chalice")
-    process = subprocess.Popen(
-        [str(chalice), "local", "--host", "127.0.0.1", "--port", str(port), "--stage", "dev", "--no-autoreload"],
-        cwd=ROOT,
-        stdout=(ROOT / ".chalice-local.log").open("ab"),
-        stderr=subprocess.STDOUT,
-    )
+    with ExitStack() as files:
+        log = files.enter_context(log_path.open("wb")) if log_path else None
+        process = subprocess.Popen(
+            [str(chalice), "local", "--host", "127.0.0.1", "--port", str(port), "--stage", "dev", "--no-autoreload"],
+            cwd=ROOT,
+            stdout=log if log else _story,
+            stderr=subprocess.STDOUT,
+        )
     try:
-        _wait_http(f"http://127.0.0.1:{port}/health", process)
+        _wait_http(f"http://127.0.0.1:{port}/health", process, log_path)
         yield process
     finally:
         process.send_signal(signal.SIGINT)
@@ -184,11 +204,12 @@ def chalice_local(port: int) -> Iterator[subprocess.Popen[bytes]]:
             process.kill()
 
 
-def _wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+def _wait_http(url: str, process: subprocess.Popen[bytes], log_path: Path | None, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"chalice local exited ({process.returncode}); see .chalice-local.log")
+            where = f"see {log_path.name}" if log_path else "its output is above"
+            raise RuntimeError(f"chalice local exited ({process.returncode}); {where}")
         try:
             with urllib.request.urlopen(url, timeout=1):
                 return
@@ -199,8 +220,21 @@ def _wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
+    global _story  # noqa: PLW0603 - one terminal per process
+    with ExitStack() as output:
+        if args.verbose:
+            output.enter_context(run_output.logging_to_terminal())
+        else:
+            _story = output.enter_context(run_output.app_output_to(ROOT / run_output.RUN_LOG))
+        try:
+            return _run(args)
+        finally:
+            _story = None
+
+
+def _run(args: argparse.Namespace) -> int:
     apply_local_env()
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")  # progress lines below, not handler logs
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "INFO")  # in .run.log unless --verbose
     stop = threading.Event()
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
@@ -214,15 +248,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.sync:
         os.environ.update(demo_sync.ENVIRONMENT)  # chalice local inherits it
     with ExitStack() as stack:
-        started = stack.enter_context(local_aws(log_path=ROOT / ".moto.log"))
+        started = stack.enter_context(local_aws(log_path=ROOT / MOTO_LOG))
         say(describe_local_aws(started, os.environ["AWS_ENDPOINT_URL"], args.fresh))
+        say(run_output.describe(args.verbose, MOTO_LOG if started else None))
         say(timings.describe())
-        from chalicelib.infra.bootstrap import bootstrap
-
-        report = bootstrap()
-        say(f"bootstrap: {len(report.created)} created, {len(report.existing)} already there")
-        for name in sorted(report.created + report.existing):
-            say(f"  {name}")
+        _bootstrap()
 
         from chalicelib.settings import AUTH0_PORT
         from ops.fakes.auth0 import DEFAULT_KEY_PATH, FakeAuth0
@@ -238,9 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         say(f"development identity provider (Auth0 stand-in) on {issuer.issuer}")
         say(f"fake Pave on {pave.api_url}")
 
-        stack.enter_context(chalice_local(args.port))
+        stack.enter_context(chalice_local(args.port, None if args.verbose else ROOT / run_output.CHALICE_LOCAL_LOG))
         app_url = f"http://127.0.0.1:{args.port}"
-        say(f"chalice local serving the app on {app_url} (log: .chalice-local.log)")
+        say(f"chalice local serving the app on {app_url}")
 
         runtime_thread = _start_runtime(stop, timings.visibility_timeout)
         stack.callback(runtime_thread.join, 30)
@@ -254,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
             if not stop.is_set():
                 from ops.demo import show_pave_insights
 
-                show_pave_insights(app_url, token, DEMO_USER, say, stop)
+                show_pave_insights(app_url, token, DEMO_USER, say, stop, explain_score=_explain(pave, DEMO_USER))
+            say("demo: done")
         say(
             f"a token for {DEMO_USER} (valid for an hour):\n  export TOKEN={token}\n"
             f'  curl -H "Authorization: Bearer $TOKEN" {app_url}/v1/users/{DEMO_USER}/transactions?limit=5\n'
@@ -270,6 +301,16 @@ def main(argv: list[str] | None = None) -> int:
             pass
         say("stopping")
     return 0
+
+
+def _bootstrap() -> None:
+    """Create every declared resource, and say which (wrapped: they are many)."""
+    from chalicelib.infra.bootstrap import bootstrap
+
+    report = bootstrap()
+    say(f"bootstrap: {len(report.created)} created, {len(report.existing)} already there:")
+    for line in textwrap.wrap(", ".join(sorted(report.created + report.existing)), 100, break_on_hyphens=False):
+        say(f"  {line}")
 
 
 def _start_runtime(stop: threading.Event, visibility_timeout: int | None) -> threading.Thread:
@@ -311,7 +352,9 @@ def _demo(
 
     from ops.fakes.plaid import webhooks
 
-    fake = plaid.create_item(transaction_count=transaction_count, history_days=365)
+    # A household that lives within its means (pay covers spending, no overdraft fees), so the
+    # fake Pave's cash-advance score has something to show.
+    fake = plaid.create_item(transaction_count=transaction_count, history_days=365, solvent=True)
     threshold = demo_balances.seed_threshold(fake, DEMO_USER)
     say(f"demo: {DEMO_USER}'s low-balance alert threshold set to ${threshold} (just above the main account)")
     request = urllib.request.Request(
@@ -321,7 +364,10 @@ def _demo(
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
     )
     with urllib.request.urlopen(request, timeout=30) as response:
-        say(f"demo: linked item {fake.item_id} ({fake.institution_name}) for {DEMO_USER}: HTTP {response.status}")
+        say(
+            f"demo: linked item {fake.item_id} ({fake.institution_name}) for {DEMO_USER}: HTTP {response.status};"
+            f" {len(fake.transactions)} transactions over a year of a household whose pay covers its spending"
+        )
     delivery = plaid.send_webhook(f"{app_url}/v1/plaid", webhooks.transactions_update(fake.item_id, "INITIAL_UPDATE"))
     say(f"demo: fake Plaid sent a signed INITIAL_UPDATE; the app answered {delivery.status}")
     delay = "30" if timings.throttle_delay is None else str(timings.throttle_delay)
@@ -337,7 +383,6 @@ def _demo(
             say(f"demo: {line}")
     if not stop.is_set():
         _show_payday(app_url, token)
-    say("demo: done")
 
 
 def _wait_for_mining(stop: threading.Event, quiet_for: float) -> None:
@@ -367,6 +412,16 @@ def _show_payday(app_url: str, token: str) -> None:
         f" standard {dates['standard']}, extended {dates['extended']}"
         + (f"; {payday['reason']}" if payday["reason"] else "")
     )
+
+
+def _explain(pave: FakePave, user_id: str) -> Callable[[], str | None]:
+    """What the fake Pave says drives the user's score, read when the score is shown."""
+
+    def explain() -> str | None:
+        drivers = pave.score_drivers(user_id)
+        return drivers.describe() if drivers else None
+
+    return explain
 
 
 def _count_transactions(user_id: str) -> int:

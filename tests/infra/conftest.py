@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from pathlib import Path
 
 import pytest
 
 from chalicelib.infra.declaration import Infrastructure, declare
-from tests.infra.support import ROOT, SAMPLE_APP, cfn_lint, run_package, settings_for_stage
+from tests.infra.support import (
+    INTERNAL_URLS,
+    cfn_lint,
+    run_package,
+    sample_project,
+    settings_for_stage,
+)
 
 #: Fixtures that run ``chalice package``; the real app's write the repository's ``.chalice/deployments``.
-PACKAGE_BUILDS = frozenset({"packaged_real_app", "packaged_sample_app", "resources_only_stack", "lint_findings"})
+PACKAGE_BUILDS = frozenset(
+    {"packaged_real_app", "packaged_sample_app", "packaged_complete_prod", "resources_only_stack", "lint_findings"}
+)
 
 
 @pytest.hookimpl(tryfirst=True)  # before the root conftest turns the marks into node ids
@@ -34,18 +41,20 @@ def packaged_real_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def packaged_sample_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same command on a throwaway project whose app registers every declared consumer.
-
-    It has no requirements.txt, so nothing is downloaded and it packages in about a second.
-    """
-    project = tmp_path_factory.mktemp("sample-project")
-    shutil.copy(SAMPLE_APP, project / "app.py")
-    shutil.copytree(ROOT / "chalicelib", project / "chalicelib", ignore=shutil.ignore_patterns("__pycache__"))
-    (project / ".chalice").mkdir()
-    for name in ["config.json", *(p.name for p in (ROOT / ".chalice").glob("policy-*.json"))]:
-        shutil.copy(ROOT / ".chalice" / name, project / ".chalice" / name)
+    """The same command on a throwaway project whose app registers every declared consumer."""
+    project = sample_project(tmp_path_factory.mktemp("sample-project"))
     out = project / "out"
     result = run_package(out, "--stage", "dev", "--project-dir", str(project))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out / "sam.json"
+
+
+@pytest.fixture(scope="session")
+def packaged_complete_prod(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``STAGE=prod`` packaging of that project, its prod stage completed with the internal services' URLs."""
+    project = sample_project(tmp_path_factory.mktemp("complete-prod"), INTERNAL_URLS)
+    out = project / "out"
+    result = run_package(out, "--project-dir", str(project), stage="prod")
     assert result.returncode == 0, result.stdout + result.stderr
     return out / "sam.json"
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,10 +16,17 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_APP = Path(__file__).with_name("sample_app.py")
 #: Packaging the real app downloads every Lambda wheel from PyPI the first time (about half a minute).
 PACKAGE_TIMEOUT = 900
+#: What prod's functions need besides the repository's prod stage: the internal services' URLs (the deployer's).
+INTERNAL_URLS = {
+    "USER_SERVICE_URL": "https://users.internal.example.test",
+    "PAYMENTS_SERVICE_URL": "https://payments.internal.example.test",
+    "ADMIN_API_URL": "https://admin.internal.example.test",
+}
 
 
-def run_package(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    """Run the documented package command exactly as a user would."""
+def run_package(out: Path, *extra: str, stage: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the documented package command exactly as a user would (``stage``: as ``STAGE=...`` in front)."""
+    environment = {**os.environ, "STAGE": stage} if stage else None
     return subprocess.run(
         [sys.executable, "-m", "ops.package", str(out), *extra],
         cwd=ROOT,
@@ -25,6 +34,7 @@ def run_package(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=PACKAGE_TIMEOUT,
         check=False,
+        env=environment,
     )
 
 
@@ -67,3 +77,22 @@ def settings_for_stage(stage: str) -> Settings:
 
     with stage_environment(stage):
         return load_settings()
+
+
+def sample_project(project: Path, prod_variables: dict[str, str] | None = None) -> Path:
+    """A throwaway project whose app registers every declared consumer, with the repository's
+    config (``prod_variables`` added to its prod stage) and policies.
+
+    It has no requirements.txt, so nothing is downloaded and it packages in about a second.
+    """
+    project.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SAMPLE_APP, project / "app.py")
+    shutil.copytree(ROOT / "chalicelib", project / "chalicelib", ignore=shutil.ignore_patterns("__pycache__"))
+    (project / ".chalice").mkdir()
+    for name in ["config.json", *(p.name for p in (ROOT / ".chalice").glob("policy-*.json"))]:
+        shutil.copy(ROOT / ".chalice" / name, project / ".chalice" / name)
+    config_path = project / ".chalice" / "config.json"
+    config = json.loads(config_path.read_text())
+    config["stages"]["prod"]["environment_variables"].update(prod_variables or {})
+    config_path.write_text(json.dumps(config, indent=2))
+    return project

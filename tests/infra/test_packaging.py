@@ -7,6 +7,7 @@ DynamoDB-stream overrides are checked after Chalice's merge whatever app.py hold
 
 from __future__ import annotations
 
+import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,9 @@ from chalice import Chalice
 
 from chalicelib.infra import cloudformation as cfn
 from chalicelib.infra.declaration import CONSUMER_TIMEOUTS, VISIBILITY_TO_TIMEOUT_RATIO, SqsSource, declare
+from chalicelib.settings import SECRETS, SERVICE_URLS
 from tests.infra import sample_app
-from tests.infra.support import load_template
+from tests.infra.support import INTERNAL_URLS, load_template, run_package, sample_project
 
 pytestmark = pytest.mark.slow
 
@@ -174,3 +176,68 @@ def test_resources_only_stack_for_chalice_deploy_passes_cfn_lint(
     assert set(template["Outputs"]) >= {"TransactionsTableStreamArn", "PlaidTableStreamArn", "WebhooksQueueDlqUrl"}
     assert "Transform" not in template
     assert lint_findings[stack] == []
+
+
+# --- a prod stage cannot package incomplete -------------------------------------------
+
+
+def _functions(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {k: r["Properties"] for k, r in template["Resources"].items() if r["Type"] == "AWS::Serverless::Function"}
+
+
+def test_a_complete_prod_stage_packages_with_every_setting_in_every_function(packaged_complete_prod: Path) -> None:
+    # GIVEN a prod stage that names every service URL and every secret's SSM parameter (STAGE=prod, as make passes it)
+    from ops.package import stage_variables
+
+    configured = stage_variables("prod", packaged_complete_prod.parents[1])
+    needed = [*SERVICE_URLS, *(f"{name}_PARAMETER" for name in SECRETS)]
+    # THEN it packages, and every function (the API's and each consumer's) runs with each of them as configured
+    functions = _functions(load_template(packaged_complete_prod))
+    assert len(functions) == 1 + len(declare().consumers) + 1  # the API, every consumer, the weekly schedule
+    for logical_id, function in functions.items():
+        variables = function["Environment"]["Variables"]
+        assert {name: variables.get(name) for name in needed} == {name: configured[name] for name in needed}, logical_id
+        assert variables["STAGE"] == "prod"
+
+
+@pytest.mark.parametrize(
+    "removed",
+    [
+        ("ADMIN_API_URL",),
+        ("PAVE_API_KEY_PARAMETER",),
+        ("USER_SERVICE_URL", "PAYMENTS_SERVICE_URL", "PLAID_SECRET_PARAMETER"),
+    ],
+)
+def test_a_prod_stage_lacking_a_url_or_a_secret_parameter_is_refused_naming_it(
+    tmp_path: Path, removed: tuple[str, ...]
+) -> None:
+    # GIVEN the complete prod stage with settings removed (or left blank)
+    project = sample_project(tmp_path / "project", INTERNAL_URLS)
+    config_path = project / ".chalice" / "config.json"
+    config = json.loads(config_path.read_text())
+    variables = config["stages"]["prod"]["environment_variables"]
+    for name in removed:
+        variables.pop(name, None)
+    variables.setdefault(removed[0], " ")  # blank is missing too
+    config_path.write_text(json.dumps(config))
+
+    # WHEN it is packaged as `STAGE=prod make package` does
+    out = tmp_path / "out"
+    result = run_package(out, "--project-dir", str(project), stage="prod")
+
+    # THEN it fails with one message naming exactly what is missing, and writes nothing
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: stage prod lacks settings")
+    order = [*SERVICE_URLS, *(f"{name}_PARAMETER" for name in SECRETS)]
+    assert f"at run time: {', '.join(sorted(removed, key=order.index))};" in result.stderr
+    assert not out.exists()
+
+
+def test_the_repositorys_prod_stage_lacks_at_most_the_internal_services_urls() -> None:
+    # The public services' URLs and every secret's parameter name are the project's to set; the
+    # internal services' URLs are the deployer's, and packaging prod refuses until they are added.
+    from chalicelib.settings import missing_settings
+    from ops.package import stage_variables
+
+    assert set(missing_settings("prod", stage_variables("prod"))) <= set(INTERNAL_URLS)
+    assert missing_settings("dev", stage_variables("dev")) == []

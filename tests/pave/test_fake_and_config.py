@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import boto3
@@ -17,7 +18,8 @@ from chalicelib.errors import ConfigurationError
 from chalicelib.peers import reset_peers
 from chalicelib.peers.pave import PaveClient, PaveError, get_pave
 from chalicelib.settings import LOCAL_PAVE_API_KEY, load_pave_config
-from ops.fakes.pave import FakePave
+from ops.fakes.pave import FakePave, insights
+from ops.fakes.plaid.state import FakeState
 from tests.pave.conftest import TODAY, Clock, txn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,6 +121,53 @@ def test_insights_use_the_fakes_clock_for_what_is_next(
 
     # THEN the next due date is always after the fake's today
     assert (now, later) == (TODAY.replace(month=7, day=3), TODAY.replace(month=8, day=3))
+
+
+def test_only_the_banks_charges_are_fees_and_the_score_explains_itself(
+    pave: FakePave, client: PaveClient, user_id: str
+) -> None:
+    # GIVEN biweekly pay, monthly transfers to savings, and two charges by the bank, processed
+    rows = [
+        txn(user_id, f"pay-{i}", -180000, TODAY - timedelta(days=14 * i + 1), name="ACME PAYROLL") for i in range(7)
+    ]
+    rows += [
+        txn(user_id, f"sav-{i}", 15000, TODAY - timedelta(days=30 * i + 2), name="Transfer to Savings")
+        for i in (0, 1, 2)
+    ]
+    rows += [txn(user_id, "nsf", 3500, TODAY - timedelta(days=3), name="NSF RETURNED ITEM FEE")]
+    rows += [txn(user_id, "od", 3500, TODAY - timedelta(days=9), name="OVERDRAFT ITEM FEE")]
+    client.request_status(user_id, client.upload_transactions(user_id, rows).request_id)
+
+    # WHEN the score is read, and the fake says what drives it
+    score = client.cash_advance_score(user_id)
+    drivers = pave.score_drivers(user_id)
+
+    # THEN only the bank's two charges are fees ("NSF" is inside "TRANSFER", and a transfer is none)
+    assert drivers is not None and drivers.fees == 2
+    # AND the drivers give every band's score, name the income and say what each part adds
+    assert [b.score for b in score.bands] == [drivers.band_score(b.highest_amount // 100) for b in score.bands]
+    assert drivers.income == "Acme Payroll, biweekly"
+    assert (drivers.inflow, drivers.outflow) == (7 * 180000, 3 * 15000 + 2 * 3500)
+    explained = drivers.describe()
+    assert "+10 for an active income (Acme Payroll, biweekly)" in explained
+    assert "-8 x 2 overdraft/NSF fees" in explained and "+$12,080 on $12,600 in over 90 days" in explained
+    # AND a user who never uploaded has nothing to explain
+    assert pave.score_drivers(f"{user_id}-never") is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_solvent_household_from_the_fake_plaid_scores_above_zero_in_every_band(seed: int) -> None:
+    # GIVEN the household the run command's demo links: a year of 1,500 transactions, living within its means
+    item = FakeState(institutions=20, today=TODAY).create_item(
+        seed=seed, transaction_count=1500, history_days=365, solvent=True
+    )
+
+    # WHEN the fake Pave scores what it would be sent (the posted transactions)
+    drivers = insights.score_drivers([insights.to_txn(t) for t in item.transactions if not t["pending"]], TODAY)
+
+    # THEN no fee pulls it down, its pay is an active income, and every advance band scores above 0
+    assert drivers.fees == 0 and drivers.income
+    assert all(drivers.band_score(high) > 0 for high in insights.SCORE_BANDS)
 
 
 def test_the_command_serves_the_fake_until_terminated(user_id: str) -> None:

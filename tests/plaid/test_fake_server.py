@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ops.fakes.plaid import DEFAULT_CLIENT_ID, DEFAULT_SECRET, FakeItem, FakePlaid
+from ops.fakes.plaid.generate import SOLVENT_MARGIN
 from ops.fakes.plaid.state import FakeState
 from tests.plaid.factories import ROOT, history, new_item
 
@@ -107,10 +108,11 @@ def test_transactions_get_refuses_what_plaid_refuses(change: dict[str, Any], cod
 # --- data ------------------------------------------------------------------------------------------
 
 
-def test_same_seed_same_data() -> None:
-    # GIVEN two fakes creating an Item from the same seed and day
-    first = FakeState(institutions=20).create_item(seed=42, today=FIXED_DAY, transaction_count=300)
-    second = FakeState(institutions=20).create_item(seed=42, today=FIXED_DAY, transaction_count=300)
+@pytest.mark.parametrize("solvent", [False, True])
+def test_same_seed_same_data(solvent: bool) -> None:
+    # GIVEN two fakes creating an Item from the same seed and day (a solvent household too)
+    first = FakeState(institutions=20).create_item(seed=42, today=FIXED_DAY, transaction_count=300, solvent=solvent)
+    second = FakeState(institutions=20).create_item(seed=42, today=FIXED_DAY, transaction_count=300, solvent=solvent)
     # THEN ids, names, dates and amounts are identical (tokens are always fresh)
     assert first.transactions == second.transactions
     assert first.accounts == second.accounts
@@ -140,6 +142,36 @@ def test_transactions_look_like_a_real_bank(fake_plaid: FakePlaid) -> None:
     # AND they fall on the Item's checking, savings and credit accounts only
     roles = item.roles()
     assert {t["account_id"] for t in txns} == {roles["checking"], roles["savings"], roles["credit"]}
+
+
+def _spending_and_pay(txns: list[dict[str, Any]]) -> tuple[float, list[float]]:
+    """Outflows other than moves between the household's own accounts, and the paychecks."""
+    own = {"LOAN_PAYMENTS_CREDIT_CARD_PAYMENT", "TRANSFER_OUT_SAVINGS"}
+    spent = sum(t["amount"] for t in txns if t["amount"] > 0 and t["personal_finance_category"]["detailed"] not in own)
+    return spent, [-t["amount"] for t in txns if t["personal_finance_category"]["detailed"] == "INCOME_WAGES"]
+
+
+def _fees(txns: list[dict[str, Any]]) -> int:
+    return sum(t["personal_finance_category"]["primary"] == "BANK_FEES" for t in txns)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_solvent_household_pays_no_fees_and_earns_more_than_it_spends(seed: int) -> None:
+    # GIVEN the same seed and day drawn as any Item and as a solvent household
+    state = FakeState(institutions=20)
+    spender = state.create_item(seed=seed, today=FIXED_DAY, transaction_count=1500, history_days=365)
+    solvent = state.create_item(seed=seed, today=FIXED_DAY, transaction_count=1500, history_days=365, solvent=True)
+
+    # THEN by default purchases ignore the pay: overdraft fees, and more spent than earned
+    spent, paychecks = _spending_and_pay(spender.transactions)
+    assert _fees(spender.transactions) > 0 and spent > sum(paychecks)
+    # AND the solvent household pays no fee, and one salary covers its spending with the margin to spare
+    spent, paychecks = _spending_and_pay(solvent.transactions)
+    assert _fees(solvent.transactions) == 0
+    assert len(set(paychecks)) == 1 and sum(paychecks) >= spent * (1 + SOLVENT_MARGIN) - 0.005 * len(paychecks)
+    assert len(solvent.transactions) == 1500
+    # AND what it adds later (a DEFAULT_UPDATE's purchases) holds no fee either
+    assert _fees(state.add_transactions(solvent.access_token, 500)) == 0
 
 
 def test_some_accounts_have_null_available_balance(fake_plaid: FakePlaid) -> None:

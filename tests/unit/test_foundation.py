@@ -15,7 +15,16 @@ from chalicelib.data.accounts import Account, Balances, account_item
 from chalicelib.data.transactions import Transaction, amount_from_item, transaction_item
 from chalicelib.errors import ConfigurationError, ValidationError
 from chalicelib.observability import REDACTED, RedactingFormatter, redact
-from chalicelib.settings import load_pave_config, load_peer_config, load_settings
+from chalicelib.settings import (
+    SECRETS,
+    SERVICE_URLS,
+    Settings,
+    load_pave_config,
+    load_peer_config,
+    load_settings,
+    missing_settings,
+    reset_settings,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,7 +163,7 @@ def test_prod_never_falls_back_to_local_secrets(monkeypatch: pytest.MonkeyPatch)
     assert "from-the-environment" not in repr(settings)
 
 
-URLS = ("PLAID_BASE_URL", "USER_SERVICE_URL", "PAYMENTS_SERVICE_URL", "ADMIN_API_URL", "SEGMENT_HOST", "PAVE_URL")
+URLS = SERVICE_URLS
 
 
 @pytest.mark.parametrize("name", URLS)
@@ -185,6 +194,46 @@ def test_prod_never_falls_back_to_a_local_fakes_url(monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv(name)
     monkeypatch.setenv("STAGE", "dev")
     assert read().startswith("http://127.0.0.1:")
+
+
+def _read_every_setting(settings: Settings) -> None:
+    """Read what a prod function may read: every property (secrets, Plaid's URL, the peers', Pave's)."""
+    for name, member in vars(Settings).items():
+        if isinstance(member, property):
+            getattr(settings, name)
+
+
+def test_prod_needs_exactly_the_declared_service_urls_and_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN prod with every declared URL and secret set (secrets by value; SSM reads are tested with Pave's key)
+    monkeypatch.setenv("STAGE", "prod")
+    for name in SERVICE_URLS:
+        monkeypatch.setenv(name, "https://service.example.test")
+    for name in SECRETS:
+        monkeypatch.setenv(name, "configured")
+        monkeypatch.delenv(f"{name}_PARAMETER", raising=False)
+    reset_settings()
+    # THEN every setting reads: prod needs nothing the declaration (and the package check) leaves out
+    _read_every_setting(load_settings())
+    # AND without any one of them, a read fails naming it: prod needs every declared one
+    for name in [*SERVICE_URLS, *SECRETS]:
+        with monkeypatch.context() as without:
+            without.delenv(name)
+            reset_settings()
+            with pytest.raises(ConfigurationError, match=name):
+                _read_every_setting(load_settings())
+    reset_settings()
+
+
+def test_missing_settings_names_what_a_prod_environment_lacks_in_declaration_order() -> None:
+    complete = dict.fromkeys(SERVICE_URLS, "https://service.example.test")
+    complete |= {f"{name}_PARAMETER": f"/txn/prod/{name.lower()}" for name in SECRETS}
+    assert missing_settings("prod", complete) == []
+    # a blank URL is missing; a secret's value instead of its parameter name is too (it never belongs there)
+    lacking = {**complete, "ADMIN_API_URL": " ", "PAVE_API_KEY": "a-secret-value"}
+    del lacking["PAVE_API_KEY_PARAMETER"], lacking["USER_SERVICE_URL"]
+    assert missing_settings("prod", lacking) == ["USER_SERVICE_URL", "ADMIN_API_URL", "PAVE_API_KEY_PARAMETER"]
+    # outside prod the local defaults fill in
+    assert missing_settings("dev", {}) == []
 
 
 def test_prods_configuration_names_the_public_services_urls() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from threading import Thread
@@ -18,6 +20,8 @@ from ops.run import (
     _parse,
     describe_local_aws,
 )
+from ops.run_output import CHALICE_LOCAL_LOG, RUN_LOG
+from ops.run_output import describe as describe_output
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,6 +43,60 @@ def test_help_lists_every_option_and_the_environment(capsys: pytest.CaptureFixtu
     for option in ("--no-demo", "--port", "--transactions", "--fresh", "--throttle-delay", "--visibility-timeout"):
         assert option in shown
     assert "--production-timings" in shown and "THROTTLE_DELAY_SECONDS" in shown
+    assert "--verbose" in shown and RUN_LOG in shown
+
+
+#: What the event handlers do while the run command is quiet: metrics, JSON logs, a library's print,
+#: a runtime warning with its traceback, a Python warning; then the story line, and a line after.
+_HANDLERS_WRITE = """
+import logging, sys, warnings
+from pathlib import Path
+from chalicelib.observability import count, logger  # holds its stream before the output moves
+from ops.run_output import app_output_to
+
+with app_output_to(Path(sys.argv[1])) as terminal:
+    count("demo.metric")
+    logger.warning("handler log line")
+    print("a library's print")
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        logging.getLogger("ops.runtime").warning("mine_webhooks raised", exc_info=True)
+    warnings.warn("a deprecated call", UserWarning)
+    terminal.write("demo: the story\\n")
+print("after the run: standard output is the terminal again")
+"""
+
+
+def test_the_quiet_run_keeps_the_handlers_output_off_the_terminal(tmp_path: Path) -> None:
+    # GIVEN handlers that print metrics and logs while the run command's output is quiet
+    log = tmp_path / RUN_LOG
+    log.write_text("a previous run's line\n")
+    # WHEN they run
+    result = subprocess.run(
+        [sys.executable, "-c", _HANDLERS_WRITE, str(log)], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    # THEN the terminal shows the story only, and nothing on standard error
+    assert result.stdout == "demo: the story\nafter the run: standard output is the terminal again\n"
+    assert result.stderr == ""
+    # AND the log file, emptied at the start, holds everything else: the EMF line, the JSON log, the
+    # print, the runtime's warning with its traceback, the Python warning
+    lines = log.read_text().splitlines()
+    assert "a previous run's line" not in lines
+    metric = json.loads(next(line for line in lines if line.startswith('{"_aws"')))
+    assert metric["demo.metric"] == [1.0]
+    assert json.loads(next(line for line in lines if '"level"' in line))["message"] == "handler log line"
+    assert "a library's print" in lines
+    assert any("ops.runtime WARNING mine_webhooks raised" in line for line in lines)
+    assert "ValueError: boom" in lines
+    assert any("a deprecated call" in line for line in lines)
+
+
+def test_the_start_up_line_names_the_log_files_or_says_verbose() -> None:
+    quiet = describe_output(verbose=False, moto_log=".moto.log")
+    assert RUN_LOG in quiet and CHALICE_LOCAL_LOG in quiet and ".moto.log" in quiet and "--verbose" in quiet
+    verbose = describe_output(verbose=True, moto_log=None)
+    assert "print here" in verbose and RUN_LOG not in verbose
 
 
 def test_local_timings_are_short_and_production_ones_are_the_declarations() -> None:

@@ -12,7 +12,7 @@ name, else the description without digits and card noise) and by direction:
 * a **recurring income** is an inflow group that fits a cadence with amounts within 35 %; the
   largest by monthly equivalent is the primary income, whose next date is the payday estimate;
 * the **cash-advance score** rises with 90-day net inflow and an active income, falls with
-  overdraft or NSF fees and with the advance amount.
+  overdraft or NSF fees and with the advance amount (:class:`ScoreDrivers` holds the rule).
 
 Amounts are integer cents inside and dollars on the wire, as Pave sends them.
 """
@@ -33,7 +33,8 @@ from typing import Any
 
 _NAMESPACE = uuid.UUID("0b5f7a3e-9d2c-5e41-8f6a-4c1d2e3f5a69")
 _NOISE = re.compile(r"[0-9#*:/.,'-]+|\b(?:POS|ACH|DEBIT|CREDIT|PURCHASE|PPD|WEB|ID|PMT|PAYMENT|ONLINE)\b")
-_FEE_WORDS = ("OVERDRAFT", "NSF", "INSUFFICIENT FUNDS")
+#: Whole words only: "NSF" is inside "TRANSFER", and a transfer is no fee.
+_FEE_WORDS = re.compile(r"\b(?:OVERDRAFT|NSF|INSUFFICIENT FUNDS)\b")
 
 #: (wire name, shortest and longest median gap in days, step: days or months, days per period).
 _CADENCES: tuple[tuple[str, float, float, tuple[str, int], float], ...] = (
@@ -70,7 +71,7 @@ class Txn:
 
     @property
     def is_fee(self) -> bool:
-        return self.category == "BANK_FEES" or any(word in self.name.upper() for word in _FEE_WORDS)
+        return self.category == "BANK_FEES" or _FEE_WORDS.search(self.name.upper()) is not None
 
 
 def to_txn(raw: Mapping[str, Any]) -> Txn:
@@ -187,6 +188,16 @@ def _dollars(cents: int) -> float:
     return cents / 100
 
 
+def _name(stream: _Stream) -> str:
+    latest = stream.txns[-1]
+    return latest.merchant or latest.key.title()
+
+
+def _primary(income: list[_Stream]) -> _Stream | None:
+    """The largest income by monthly equivalent (the latest paid on a tie)."""
+    return max(income, key=lambda s: (s.monthly, s.txns[-1].day), default=None)
+
+
 def _stream_json(stream: _Stream) -> dict[str, Any]:
     txns = stream.txns
     latest = txns[-1]
@@ -195,7 +206,7 @@ def _stream_json(stream: _Stream) -> dict[str, Any]:
     gaps = [(b.day - a.day).days for a, b in itertools.pairwise(txns)]
     return {
         "merchant_uuid": str(uuid.uuid5(_NAMESPACE, f"{stream.direction}:{latest.key}")),
-        "normalized_merchant_name": latest.merchant or latest.key.title(),
+        "normalized_merchant_name": _name(stream),
         "normalized_frequency": stream.cadence,
         "avg_amount": _dollars(stream.average),
         "last_amount": _dollars(abs(latest.cents)),
@@ -219,7 +230,7 @@ def unified_insights(user_id: str, txns: Iterable[Txn], today: date) -> dict[str
     """The ``cashflow/unified_insights`` answer for ``txns`` as of ``today``."""
     settled = [t for t in txns if t.day <= today]
     recurring, rituals, income = _streams(settled, today)
-    primary = max(income, key=lambda s: (s.monthly, s.txns[-1].day), default=None)
+    primary = _primary(income)
     days = sorted(t.day for t in settled)
     return {
         "user_id": user_id,
@@ -232,27 +243,80 @@ def unified_insights(user_id: str, txns: Iterable[Txn], today: date) -> dict[str
             "monthly_income": _dollars(sum(s.monthly for s in income)) if income else None,
             "next_payday": primary.next_date.isoformat() if primary else None,
             "pay_frequency": primary.cadence if primary else None,
-            "primary_source": _stream_json(primary)["normalized_merchant_name"] if primary else None,
+            "primary_source": _name(primary) if primary else None,
         },
     }
 
 
+#: The score's rule: a base, points per unit of net inflow share, per fee, for (or without) an
+#: active income, and per dollar of advance above the first band.
+SCORE_BASE, INFLOW_POINTS, FEE_POINTS, INCOME_POINTS, POINTS_PER_DOLLAR = 60, 30, 8, 10, 0.15
+SCORE_DAYS = 90
+
+
+@dataclass(frozen=True)
+class ScoreDrivers:
+    """What a user's cash-advance score is made of: the last ``SCORE_DAYS`` days of what was sent."""
+
+    #: Cents in and out over the window (every account, transfers between them included).
+    inflow: int
+    outflow: int
+    #: Overdraft and NSF fees charged in the window.
+    fees: int
+    #: The primary recurring income ("Gusto, biweekly"), None without an active one.
+    income: str | None
+
+    @property
+    def net_share(self) -> float:
+        """Net inflow as a share of inflow, within [-1, 1]."""
+        return max(-1.0, min(1.0, (self.inflow - self.outflow) / max(self.inflow, 1)))
+
+    @property
+    def base(self) -> float:
+        """The score of the first band, before clamping to 0..100."""
+        income = INCOME_POINTS if self.income else -INCOME_POINTS
+        return SCORE_BASE + INFLOW_POINTS * self.net_share - FEE_POINTS * self.fees + income
+
+    def band_score(self, highest_dollars: int) -> int:
+        return max(0, min(100, round(self.base - (highest_dollars - SCORE_BANDS[0]) * POINTS_PER_DOLLAR)))
+
+    def describe(self) -> str:
+        """The rule with this user's figures, on one line."""
+        net = self.inflow - self.outflow
+        sign = "-" if net < 0 else "+"
+        income = f"+{INCOME_POINTS} for an active income ({self.income})" if self.income else "no active income"
+        if not self.income:
+            income = f"-{INCOME_POINTS} for {income}"
+        return (
+            f"{SCORE_BASE} + {INFLOW_POINTS} x net inflow share {self.net_share:+.2f}"
+            f" ({sign}${abs(net) / 100:,.0f} on ${self.inflow / 100:,.0f} in over {SCORE_DAYS} days),"
+            f" {income}, -{FEE_POINTS} x {self.fees} overdraft/NSF fees = {self.base:.0f} for advances up to"
+            f" ${SCORE_BANDS[0]}, {POINTS_PER_DOLLAR} less per dollar above"
+        )
+
+
+def score_drivers(txns: Iterable[Txn], today: date) -> ScoreDrivers:
+    """The inputs of the score as of ``today`` (pending and future-dated rows left out)."""
+    settled = [t for t in txns if t.day <= today]
+    recent = [t for t in settled if (today - t.day).days <= SCORE_DAYS]
+    primary = _primary(_streams(settled, today)[2])
+    return ScoreDrivers(
+        inflow=-sum(t.cents for t in recent if t.cents < 0),
+        outflow=sum(t.cents for t in recent if t.cents > 0),
+        fees=sum(1 for t in recent if t.is_fee),
+        income=f"{_name(primary)}, {primary.cadence}" if primary else None,
+    )
+
+
 def cash_advance_score(user_id: str, txns: Iterable[Txn], today: date, now: datetime) -> dict[str, Any]:
     """The ``scores/cash_advance`` answer: one score per advance band, from the last 90 days."""
-    settled = [t for t in txns if t.day <= today]
-    recent = [t for t in settled if (today - t.day).days <= 90]
-    inflow = -sum(t.cents for t in recent if t.cents < 0)
-    outflow = sum(t.cents for t in recent if t.cents > 0)
-    coverage = max(-1.0, min(1.0, (inflow - outflow) / max(inflow, 1)))
-    fees = sum(1 for t in recent if t.is_fee)
-    has_income = bool(_streams(settled, today)[2])
-    base = 60 + 30 * coverage - 8 * fees + (10 if has_income else -10)
+    drivers = score_drivers(txns, today)
     return {
         "user_id": user_id,
         "date": now.isoformat(),
         "scores": [
             {
-                "score": max(0, min(100, round(base - (high - SCORE_BANDS[0]) * 0.15))),
+                "score": drivers.band_score(high),
                 "lowest_amount": high - SCORE_BANDS[0],
                 "highest_amount": high,
             }

@@ -170,6 +170,12 @@ class FakePave(FakeServer):
             user = self._users.get(user_id)
             return {k: dict(v) for k, v in user.transactions.items()} if user else {}
 
+    def score_drivers(self, user_id: str) -> insights.ScoreDrivers | None:
+        """What the user's cash-advance score is made of, from what was processed (None: no upload)."""
+        with self._lock:
+            user = self._users.get(user_id)
+            return insights.score_drivers(self._txns(user), self._today()) if user else None
+
     def removed_of(self, user_id: str) -> set[str]:
         with self._lock:
             user = self._users.get(user_id)

@@ -57,6 +57,7 @@ _ITEM_OPTIONS = (
     "unofficial_currency_every",
     "products",
     "transactions_ready",
+    "solvent",
 )
 
 

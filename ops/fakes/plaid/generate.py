@@ -3,6 +3,11 @@
 Everything is drawn from one ``random.Random(seed)``: the same seed and ``today`` give the
 same ids, names, dates and amounts, so a failing test can be replayed. Amounts follow Plaid's
 sign convention (positive = money out of the account, negative = money in).
+
+By default an Item's purchases are drawn with no regard to its pay, overdraft fees among them,
+so most Items spend more than they earn. ``solvent=True`` draws a household that lives within
+its means instead: no overdraft fees, and paychecks that cover the spending (see
+:func:`cover_spending`).
 """
 
 from __future__ import annotations
@@ -42,6 +47,10 @@ DEFAULT_INSTITUTIONS = 300
 INSTITUTIONS_SEED = 20240601
 PENDING_DAYS = 2
 PENDING_LINK_DAYS = 30
+#: A solvent household's pay exceeds its spending over the history by this share.
+SOLVENT_MARGIN = 0.15
+#: What moves money between the household's own accounts (card payments, savings transfers): not spending.
+OWN_ACCOUNT_TRANSFERS = frozenset({"LOAN_PAYMENTS_CREDIT_CARD_PAYMENT", "TRANSFER_OUT_SAVINGS"})
 #: Off by default: real checking accounts hold no crypto; tests opt in (e.g. one in 150 purchases).
 UNOFFICIAL_CURRENCY_EVERY = 0
 
@@ -364,22 +373,24 @@ def build_transactions(
     today: date,
     long_text_length: int = 0,
     unofficial_currency_every: int = UNOFFICIAL_CURRENCY_EVERY,
+    solvent: bool = False,
 ) -> list[dict[str, Any]]:
     """``count`` transactions over the last ``history_days`` days, newest first (Plaid's order).
 
     ``accounts`` maps roles (checking, savings, credit) to account ids. Recent card purchases
     are pending; recent posted ones carry the ``pending_transaction_id`` of the pending row
-    they replaced.
+    they replaced. ``solvent``: no overdraft fees, and pay that covers the spending.
     """
     factory = TransactionFactory(
         rng, today=today, long_text_length=long_text_length, unofficial_currency_every=unofficial_currency_every
     )
     start = today - timedelta(days=history_days)
     recurring = sorted(_recurring(factory, accounts, start, today), key=_sort_key, reverse=True)[:count]
-    weights = [m.weight for m in MERCHANTS]
+    merchants = purchase_merchants(solvent=solvent)
+    weights = [m.weight for m in merchants]
     discretionary = []
     for _ in range(count - len(recurring)):
-        merchant = rng.choices(MERCHANTS, weights=weights)[0]
+        merchant = rng.choices(merchants, weights=weights)[0]
         account = accounts.get("credit") if merchant.card and rng.random() < 0.5 else None
         day = today - timedelta(days=rng.randrange(history_days + 1))
         discretionary.append(factory.purchase(account or accounts["checking"], day, merchant))
@@ -389,18 +400,47 @@ def build_transactions(
             txn["pending"] = True
         elif age <= PENDING_LINK_DAYS and rng.random() < 0.4:
             txn["pending_transaction_id"] = plaid_id(rng)
-    return sorted(recurring + discretionary, key=_sort_key, reverse=True)
+    transactions = sorted(recurring + discretionary, key=_sort_key, reverse=True)
+    if solvent:
+        cover_spending(transactions)
+    return transactions
+
+
+def purchase_merchants(*, solvent: bool = False) -> tuple[Merchant, ...]:
+    """Who purchases are drawn from: a solvent household's balance never runs dry, so it pays no bank fees."""
+    return tuple(m for m in MERCHANTS if not solvent or m.pfc_primary != "BANK_FEES")
+
+
+def cover_spending(transactions: list[dict[str, Any]]) -> None:
+    """Raise every paycheck (in place) so the pay covers the spending with ``SOLVENT_MARGIN`` to spare.
+
+    Spending is every outflow except transfers between the household's own accounts; a pay
+    already that high is kept. Pay stays one amount per paycheck, as a salary is.
+    """
+    paychecks = [t for t in transactions if t["personal_finance_category"]["detailed"] == "INCOME_WAGES"]
+    spent = sum(
+        t["amount"]
+        for t in transactions
+        if t["amount"] > 0 and t["personal_finance_category"]["detailed"] not in OWN_ACCOUNT_TRANSFERS
+    )
+    if not paychecks:
+        return
+    needed = _money(spent * (1 + SOLVENT_MARGIN) / len(paychecks))
+    if -paychecks[0]["amount"] < needed:
+        for paycheck in paychecks:
+            paycheck["amount"] = -needed
 
 
 def fresh_transactions(
-    rng: random.Random, accounts: dict[str, str], *, count: int, today: date
+    rng: random.Random, accounts: dict[str, str], *, count: int, today: date, solvent: bool = False
 ) -> list[dict[str, Any]]:
     """``count`` new posted purchases dated today or yesterday (a DEFAULT_UPDATE's worth)."""
     factory = TransactionFactory(rng, today=today)
-    weights = [m.weight for m in MERCHANTS]
+    merchants = purchase_merchants(solvent=solvent)
+    weights = [m.weight for m in merchants]
     return [
         factory.purchase(
-            accounts["checking"], today - timedelta(days=rng.randrange(2)), rng.choices(MERCHANTS, weights)[0]
+            accounts["checking"], today - timedelta(days=rng.randrange(2)), rng.choices(merchants, weights)[0]
         )
         for _ in range(count)
     ]

@@ -70,6 +70,8 @@ class FakeItem:
     webhook: str | None = None
     error_code: str | None = None
     transactions_ready: bool = True
+    #: Drawn as a household that lives within its means (no overdraft fees, pay covers spending).
+    solvent: bool = False
     removed: bool = False
     created_at: datetime = field(default_factory=now_utc)
     last_successful_update: datetime = field(default_factory=now_utc)
@@ -207,8 +209,12 @@ class FakeState:
         products: tuple[str, ...] | list[str] = DEFAULT_PRODUCTS,
         transactions_ready: bool = True,
         today: date | None = None,
+        solvent: bool = False,
     ) -> FakeItem:
-        """A new Item with its accounts and transactions; a given ``seed`` reproduces ids and data."""
+        """A new Item with its accounts and transactions; a given ``seed`` reproduces ids and data.
+
+        ``solvent``: a household that lives within its means (see :mod:`ops.fakes.plaid.generate`).
+        """
         institution = self.institution(institution_id)
         seed = secrets.randbits(63) if seed is None else seed
         rng = seeded(seed)
@@ -233,11 +239,13 @@ class FakeState:
                 today=day,
                 long_text_length=long_text_length,
                 unofficial_currency_every=unofficial_currency_every,
+                solvent=solvent,
             ),
             liabilities=build_liabilities(rng, accounts, day),
             products=list(products),
             webhook=webhook,
             transactions_ready=transactions_ready,
+            solvent=solvent,
         )
         with self.lock:
             self.items[item.access_token] = item
@@ -317,7 +325,7 @@ class FakeState:
         """``count`` new posted purchases dated today/yesterday (a DEFAULT_UPDATE's worth)."""
         with self.lock:
             item = self.items[access_token]
-            new = fresh_transactions(item.rng, item.roles(), count=count, today=self.today)
+            new = fresh_transactions(item.rng, item.roles(), count=count, today=self.today, solvent=item.solvent)
             item.transactions = sorted(
                 item.transactions + new, key=lambda t: (t["date"], t["transaction_id"]), reverse=True
             )

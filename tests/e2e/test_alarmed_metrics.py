@@ -231,10 +231,10 @@ def run_sync_troubles(plaid: FakePlaid, user_id: str, override_settings: Callabl
     """A sync loop whose next page is lost is taken over; then Plaid refuses the committed cursor."""
     override_settings(SYNC_PAGE_SIZE="40")
     empty_queue(get_settings().throttle_queue)  # only this scenario's pages are drained
-    harness = SyncHarness(plaid, user_id, utcnow())
+    harness = SyncHarness(plaid, user_id)
     fake = harness.link(transaction_count=100, history_days=60)
     assert not harness.mine(harness.webhook(fake, "INITIAL_UPDATE")).failed
-    harness.now += timedelta(seconds=get_settings().sync_loop_stale_seconds + 1)
+    harness.advance(timedelta(seconds=get_settings().sync_loop_stale_seconds + 1))
     assert not harness.mine(harness.webhook(fake, "SYNC_UPDATES_AVAILABLE")).failed
     harness.drain()
     plaid.fail("/transactions/sync", "INVALID_FIELD", access_token=fake.access_token)

@@ -52,8 +52,8 @@ def cfn_lint(*templates: Path) -> dict[Path, list[str]]:
     the runtime's dates).
     """
     executable = Path(sys.executable).with_name("cfn-lint")
-    dated = ("--ignore-checks", *DATED_RULES)
-    command = [str(executable), "--format", "parseable", *dated, *map(str, templates)]
+    # After the templates: the option takes every argument that follows it.
+    command = [str(executable), "--format", "parseable", *map(str, templates), "--ignore-checks", *DATED_RULES]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     findings: dict[Path, list[str]] = {template: [] for template in templates}
     lines = [line for line in result.stdout.splitlines() if line.strip()]

@@ -87,7 +87,7 @@ class StorePort(Protocol):
 
     def record_webhook(self, info: WebhookInfo) -> WebhookInfo: ...
 
-    def transaction_webhooks(self, item_id: str) -> list[WebhookInfo]: ...
+    def transaction_webhooks(self, item_id: str, now: datetime) -> list[WebhookInfo]: ...
 
     def get_account(self, user_id: str, acct_id: str) -> Account | None: ...
 
@@ -268,10 +268,11 @@ class _LiveStore:
 
         return webhook_info.record_webhook(info)
 
-    def transaction_webhooks(self, item_id: str) -> list[WebhookInfo]:
+    def transaction_webhooks(self, item_id: str, now: datetime) -> list[WebhookInfo]:
+        """The item's transaction webhooks not expired at ``now`` (the handler's instant)."""
         from chalicelib.data import webhook_info
 
-        return webhook_info.transaction_webhooks(item_id)
+        return webhook_info.transaction_webhooks(item_id, now=now)
 
     def get_account(self, user_id: str, acct_id: str) -> Account | None:
         from chalicelib.data import accounts

@@ -182,7 +182,7 @@ def handle_message(body: str, now: datetime, fx: Effects | None = None) -> list[
 
 def decide_and_queue(login: LoginEvent, item: items.Item, now: datetime, fx: Effects | None = None) -> ItemDecision:
     fx = fx or get_effects()
-    history = [PastWebhook(r.webhook_code, r.received_at) for r in fx.store.transaction_webhooks(item.item_id)]
+    history = [PastWebhook(r.webhook_code, r.received_at) for r in fx.store.transaction_webhooks(item.item_id, now)]
     action = decide(history, parse_created_at(item.created_at), now)
     count(DECISION_METRIC, action=action.value)
     if action is Action.SKIP:

@@ -189,7 +189,7 @@ class FakeStore(_Port):
             self.webhooks.append(info)
         return info
 
-    def transaction_webhooks(self, item_id: str) -> list[WebhookInfo]:
+    def transaction_webhooks(self, item_id: str, now: datetime) -> list[WebhookInfo]:
         self._record("transaction_webhooks", item_id)
         return [w for w in self.webhooks if w.item_id == item_id and w.webhook_type == "TRANSACTIONS"]
 

@@ -17,6 +17,7 @@ from chalicelib.insight.transactions import Txn
 #: Days a counterpart inflow may sit from its outflow.
 COUNTERPART_DAYS: Final = 3
 
+_CARD_PAYMENT_PFC = "LOAN_PAYMENTS_CREDIT_CARD_PAYMENT"
 #: Categories of money moving between the user's own accounts (a credit-card payment too: the
 #: card's own charges are the expenses, the payment would count them twice).
 _OWN_TRANSFER_PFC = frozenset(
@@ -24,7 +25,7 @@ _OWN_TRANSFER_PFC = frozenset(
         "TRANSFER_OUT_SAVINGS",
         "TRANSFER_OUT_INVESTMENT_AND_RETIREMENT_FUNDS",
         "TRANSFER_OUT_WITHDRAWAL",
-        "LOAN_PAYMENTS_CREDIT_CARD_PAYMENT",
+        _CARD_PAYMENT_PFC,
     }
 )
 _OWN_TRANSFER_CATEGORY = (
@@ -34,6 +35,8 @@ _OWN_TRANSFER_CATEGORY = (
     ("Transfer", "Internal Account Transfer"),
 )
 _P2P = re.compile(r"\b(?:ZELLE|VENMO|CASH APP|PAYPAL)\b")
+#: A credit-card payment as statement lines print it.
+_CARD_PAYMENT_LINE = re.compile(r"CRE?DI?T CA?RD|\bCRD AUTOPAY\b|\bCARD AUTO ?PAY\b")
 #: Transfers, cash, card payments and investment apps, as statement lines print them.
 _OWN_TRANSFER_LINE = re.compile(
     r"\b(?:TRANSFER|XFER|TRNSFR)\b|\bATM\b|CRE?DI?T CA?RD AUTOPAY|CRD AUTOPAY|\bE-?PAYMENT\b"
@@ -153,6 +156,18 @@ def is_own_transfer(txn: Txn, paired: Container[str] = frozenset()) -> bool:
         return True
     line = txn.name.upper()
     return bool(_OWN_TRANSFER_LINE.search(line)) and not _P2P.search(line)
+
+
+def is_card_payment(txn: Txn) -> bool:
+    """A payment to a credit card from the paying account (an outflow): categorised so, or a
+    statement line naming a credit-card payment. It moves money between the user's accounts,
+    but leaves checking on a schedule like a bill: the recurring detector reports its autopay
+    as a stream of its own kind."""
+    if txn.amount <= 0:
+        return False
+    if txn.pfc_detailed == _CARD_PAYMENT_PFC or txn.category[:2] == ("Payment", "Credit Card"):
+        return True
+    return bool(_CARD_PAYMENT_LINE.search(txn.name.upper()))
 
 
 # ------------------------------------------------------------------------------ payee keys

@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-from chalicelib.insight.payees import is_own_transfer, merchant_key, paired_transfers, payee_groups, readable_name
+from chalicelib.insight.payees import (
+    is_card_payment,
+    is_own_transfer,
+    merchant_key,
+    paired_transfers,
+    payee_groups,
+    readable_name,
+)
 from chalicelib.insight.transactions import Txn, parse
 
 
@@ -93,6 +100,18 @@ def test_payments_to_other_people_and_bills_are_not_own_transfers() -> None:
     )
     assert not is_own_transfer(zelle)
     assert not is_own_transfer(txn("TOYOTA FINANCIAL DES:AUTOPAY ID:4471"))
+
+
+def test_a_card_payment_is_told_by_its_category_or_its_line_and_only_as_an_outflow() -> None:
+    card_pfc = {"primary": "LOAN_PAYMENTS", "detailed": "LOAN_PAYMENTS_CREDIT_CARD_PAYMENT"}
+    assert is_card_payment(txn("CITI AUTOPAY PAYMENT 8812 WEB", personal_finance_category=card_pfc))
+    assert is_card_payment(txn("ANYTHING", category=["Payment", "Credit Card"]))
+    assert is_card_payment(txn("CHASE CREDIT CRD AUTOPAY PPD ID: 4471"))
+    assert is_card_payment(txn("WF CREDIT CARD AUTO PAY 8812"))
+    # the card's side of the payment (money in) and other autopays are not
+    assert not is_card_payment(txn("AUTOMATIC PAYMENT - THANK YOU", amount=-5000, personal_finance_category=card_pfc))
+    assert not is_card_payment(txn("TOYOTA FINANCIAL DES:AUTOPAY ID:4471"))
+    assert not is_card_payment(txn("TMOBILE*AUTO PAY 800-937-8997 WA"))
 
 
 def test_counterparts_pair_one_to_one_closest_first() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Sequence
+from functools import lru_cache
 from typing import Final
 
 from chalicelib.insight.transactions import Txn
@@ -182,16 +183,22 @@ def _tokens(text: str) -> list[str]:
         head_tokens = _TOKEN.findall(head)
         if head_tokens and head_tokens[-1] in _PROCESSORS and _TOKEN.findall(tail):
             text = " ".join(head_tokens[:-1]) + " " + tail
-    return [t for t in _TOKEN.findall(text) if not any(c.isdigit() for c in t)]
+    return [t for t in _TOKEN.findall(text) if t.isalpha()]  # (tokens are A-Z and 0-9 only)
 
 
 def payee_words(text: str) -> list[str]:
     """The words of a statement line (or merchant name) from the payee's name on."""
+    return list(_payee_words(text))
+
+
+@lru_cache(maxsize=4096)
+def _payee_words(text: str) -> tuple[str, ...]:
+    """(A user's merchant names and most lines repeat: each is read once.)"""
     tokens = _tokens(text)
     start = 0
     while start < len(tokens) and (tokens[start] in _LEADING_NOISE or len(tokens[start]) < 2):
         start += 1
-    return tokens[start:] or tokens
+    return tuple(tokens[start:] or tokens)
 
 
 def _recipient(words: Sequence[str]) -> list[str]:

@@ -59,7 +59,7 @@ import dataclasses
 import itertools
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, timedelta
 from enum import StrEnum
@@ -75,7 +75,7 @@ from chalicelib.insight.payees import (
     payee_groups,
     readable_name,
 )
-from chalicelib.insight.schedule import Cadence, Roll, Schedule, fit, plausible_cadences
+from chalicelib.insight.schedule import Cadence, Fit, Roll, Schedule, fit, plausible_cadences
 from chalicelib.insight.transactions import Txn, visible
 
 #: The frequencies a stream is reported with.
@@ -129,7 +129,11 @@ TWICE_SEEN_SPREAD = 2.0
 
 # --- the schedule and the evidence
 #: The best few schedules of the fit are judged on all the evidence; the best judged wins.
-SCHEDULES_TRIED = 4
+SCHEDULES_TRIED = 3
+#: Calendar rules per cadence the fit scores in full (those explaining most days exactly).
+RULES_SCORED = 4
+#: A cadence whose period is within this share of the typical gap is tried first.
+DIRECT_GAP_SHARE = 0.25
 #: Known charge days the fit needs to choose a rule by exact hits; fewer (a bill seen twice, one
 #: charge a day or two off) are fitted within ``TOLERANCE_DAYS`` and the judge decides.
 EXACT_FIT_DAYS = 3
@@ -261,17 +265,15 @@ def _on_the_calendar(group: Sequence[Txn], *, posting_clock: bool) -> Sequence[T
     and so its next date, are in that clock's days."""
     if not any(t.authorized_day and t.authorized_day != t.day for t in group):
         return group
-    posted = _posted(group)
     both = [t for t in group if t.authorized_day]  # the clocks are compared where both are known
-    by_posting, by_authorization = _calendar_hits(_posted(both)), _calendar_hits(both)
+    by_posting, by_authorization = _calendar_hits(both, _posting_day), _calendar_hits(both, charge_day)
     if by_posting > by_authorization or (by_posting == by_authorization and posting_clock):
-        return posted
+        return [dataclasses.replace(t, authorized_day=t.day) for t in group]
     return group
 
 
-def _posted(txns: Iterable[Txn]) -> list[Txn]:
-    """``txns`` on the posting clock: each one's day is its posting day."""
-    return [dataclasses.replace(t, authorized_day=t.day) for t in txns]
+def _posting_day(txn: Txn) -> date:
+    return txn.day
 
 
 def _posting_clock_keeps_calendar(groups: Iterable[Sequence[Txn]]) -> bool:
@@ -283,17 +285,17 @@ def _posting_clock_keeps_calendar(groups: Iterable[Sequence[Txn]]) -> bool:
         for g in groups
         if any(t.authorized_day and t.authorized_day != t.day for t in g)
     ]
-    by_posting = sum(_calendar_hits(_posted(g), monthly=True) for g in both)
-    return by_posting > sum(_calendar_hits(g, monthly=True) for g in both)
+    by_posting = sum(_calendar_hits(g, _posting_day, monthly=True) for g in both)
+    return by_posting > sum(_calendar_hits(g, charge_day, monthly=True) for g in both)
 
 
-def _calendar_hits(txns: Sequence[Txn], *, monthly: bool = False) -> int:
+def _calendar_hits(txns: Sequence[Txn], day_of: Callable[[Txn], date], *, monthly: bool = False) -> int:
     """Charges at an amount charged before, a whole number of weeks or the same day of the
-    month after the previous one (``monthly``: the same day of the next month only): how well a
-    clock keeps a calendar."""
+    month after the previous one (``monthly``: the same day of the next month only), each
+    charge on the clock ``day_of``: how well a clock keeps a calendar."""
     days: dict[int, set[date]] = defaultdict(set)
     for txn in txns:
-        days[txn.amount].add(charge_day(txn))
+        days[txn.amount].add(day_of(txn))
     hits = 0
     for seen in days.values():
         for a, b in itertools.pairwise(sorted(seen)):
@@ -312,7 +314,8 @@ def _levels(group: Sequence[Txn]) -> list[list[Txn]]:
     """Charges grouped by amount level (each within tolerance of the level's median)."""
     levels: list[list[Txn]] = []
     for txn in sorted(group, key=lambda t: t.amount):
-        if levels and _same_level(txn.amount, statistics.median_low(t.amount for t in levels[-1])):
+        # (a level is in ascending order: its low median is its middle charge)
+        if levels and _same_level(txn.amount, levels[-1][(len(levels[-1]) - 1) // 2].amount):
             levels[-1].append(txn)
         else:
             levels.append([txn])
@@ -431,10 +434,35 @@ def _schedules(txns: Sequence[Txn], *, card: bool) -> list[Schedule]:
     cadences = {c for c in cadences if _could_explain(c, charged)}
     if not cadences:
         return []
-    dated = sorted({charge_day(t) for t in txns if t.authorized_day or not card})
+    posting_clock = not card or not any(t.authorized_day for t in txns)
+    dated = charged if posting_clock else sorted({charge_day(t) for t in txns if t.authorized_day})
     days, tolerance = (dated, 0) if len(dated) >= EXACT_FIT_DAYS else (charged, TOLERANCE_DAYS)
-    default = Roll.NONE if card else Roll.NEXT
-    fits = fit(days, end=days[-1], cadences=cadences, default_roll=default, tolerance=tolerance, limit=SCHEDULES_TRIED)
+    # Card charges keep their day; ACH debits roll to a business day (their days are all
+    # business days, so keeping the day would explain nothing a roll does not).
+    rolls = (Roll.NONE,) if card else (Roll.NEXT, Roll.PREV)
+    gap = statistics.median(b.toordinal() - a.toordinal() for a, b in itertools.pairwise(charged))
+    direct = {c for c in cadences if abs(gap - PERIOD_DAYS[c]) <= DIRECT_GAP_SHARE * PERIOD_DAYS[c]}
+    if Cadence.MONTHLY in direct and tolerance == 0 and len({d.day for d in days}) == 1 and days[0].day <= 28:
+        # Every known day on one day of the month (the commonest bill): the fit's answer, without it.
+        return [Schedule.monthly(days[0].day, roll=roll) for roll in rolls]
+
+    def fitted(tried: set[Cadence]) -> list[Fit]:
+        return fit(
+            days,
+            end=days[-1],
+            cadences=tried,
+            rolls=rolls,
+            default_roll=rolls[0],
+            tolerance=tolerance,
+            keep=RULES_SCORED,
+            limit=SCHEDULES_TRIED,
+        )
+
+    # The cadences the typical gap itself fits first: when one explains every day, the
+    # cadences that fit only with every other charge missing need not be tried.
+    fits = fitted(direct) if direct and direct != cadences else []
+    if not fits or fits[0].f1 < 1.0:
+        fits = fitted(cadences)
     # Two days share a weekday's rank in the month as often as not: a rule "the third Monday"
     # needs a third charge to tell it from the day of the month.
     return [f.schedule for f in fits if f.schedule.nth is None or len(charged) >= MATURE_CHARGES]
@@ -442,7 +470,8 @@ def _schedules(txns: Sequence[Txn], *, card: bool) -> list[Schedule]:
 
 def _judge(candidate: _Candidate, schedules: Iterable[Schedule], as_of: date, *, card: bool) -> _Evidence | None:
     """The schedule the evidence supports best, with its evidence."""
-    judged = [_match(candidate, schedule, as_of, card=card) for schedule in schedules]
+    identical = _identical_amounts(candidate)
+    judged = [_match(candidate, schedule, as_of, card=card, identical=identical) for schedule in schedules]
     return min(judged, key=_rank, default=None)
 
 
@@ -454,12 +483,29 @@ def _worth_fitting(candidate: _Candidate, group: Sequence[Txn], repeated: Contai
     days = len({charge_day(t) for t in candidate.txns})
     if days < DEFAULT_MIN_CHARGES and (days < 2 or _busy(candidate, group, since_first=True, bills=repeated)):
         return False
+    if days < BUSY_MIN_CHARGES and (_everyday(candidate.txns) or _busy(candidate, group, bills=repeated)):
+        return False  # where chance alignments are likely, four charges are needed (_chance_ruled_out)
+    if _everyday(candidate.txns) and not _could_keep_a_day(candidate.txns):
+        return False
     if candidate.segments:
         return True
     if _kind(candidate.txns) is Kind.CARD_PAYMENT:
         return True
     amounts = [t.amount for t in candidate.txns]
     return _mostly_bills(candidate.txns) and max(amounts) <= VARIABLE_SPREAD * min(amounts)
+
+
+def _could_keep_a_day(txns: Sequence[Txn]) -> bool:
+    """Whether enough charges share a weekday or a day of the month for everyday spending to
+    pass as a bill: ``_chance_ruled_out`` asks three quarters of the matched charges on the day,
+    and a schedule matches at least 60 % of them (``MIN_PRECISION_WITH_EXTRAS``). Coffee most
+    mornings and a car wash every two weeks or so fail here, before the costly fit."""
+    weekdays, month_days = [0] * 7, [0] * 32
+    for txn in txns:
+        day = charge_day(txn)
+        weekdays[day.weekday()] += 1
+        month_days[day.day] += 1
+    return max(*weekdays, *month_days) >= BUSY_MIN_EXACT * MIN_PRECISION_WITH_EXTRAS * len(txns)
 
 
 def _could_explain(cadence: Cadence, days: Sequence[date]) -> bool:
@@ -478,7 +524,9 @@ def _rank(e: _Evidence) -> tuple[int, int, int, int, float]:
     return (-len(e.matched), e.due - e.trailing - len(e.matched), -e.exact, e.early, e.residual)
 
 
-def _match(candidate: _Candidate, schedule: Schedule, as_of: date, *, card: bool) -> _Evidence:
+def _match(
+    candidate: _Candidate, schedule: Schedule, as_of: date, *, card: bool, identical: Mapping[str, bool]
+) -> _Evidence:
     """Pair scheduled days with charges, oldest first, each with its nearest free charge:
     one on its day, up to ``TOLERANCE_DAYS`` early or ``LATE_DAYS`` (a business day) late;
     a charge known only by its posting day, up to ``POSTING_LAG_DAYS`` after its day.
@@ -489,7 +537,7 @@ def _match(candidate: _Candidate, schedule: Schedule, as_of: date, *, card: bool
     # A card charge known only by its posting day is placed within its posting lag; when the
     # bank reports no authorization day for any of them, the posting days are the clock.
     posting_clock = not card or not any(t.authorized_day for t in candidate.txns)
-    identical = _identical_amounts(candidate) if schedule.cadence in JITTER_CADENCES else {}
+    identical = identical if schedule.cadence in JITTER_CADENCES else {}
     matched: list[Txn] = []
     exact, jittered, distance, due, dated, early, trailing = 0, 0, 0, 0, 0, 0, 0
     overdue: date | None = None

@@ -68,12 +68,14 @@ from typing import Any
 
 from chalicelib.insight.calendar import add_business_days, is_business_day, next_business_day
 from chalicelib.insight.payees import (
+    bank_prefixes,
     is_card_payment,
     is_own_transfer,
     merchant_key,
     paired_transfers,
     payee_groups,
     readable_name,
+    unnamed_p2p,
 )
 from chalicelib.insight.schedule import Cadence, Fit, Roll, Schedule, fit, plausible_cadences
 from chalicelib.insight.transactions import Txn, visible
@@ -169,6 +171,9 @@ MIN_EXACT_CHARGES = 1
 #: More evidence where chance alignments are likely (see ``_chance_ruled_out``).
 BUSY_MIN_CHARGES = 4
 BUSY_MIN_EXACT = 0.75
+#: Weekly and every-other-week streams: most charges on their day (a car wash "every two weeks
+#: or so" lines up with some weekday now and then).
+SHORT_CADENCES = frozenset({Cadence.WEEKLY, Cadence.BIWEEKLY})
 #: Everyday-category streams (a weekly meal kit) may skip this share of their charges.
 EVERYDAY_MAX_MISSED = 0.15
 #: Days past a missing charge's scheduled day before the stream counts as stopped (an ACH file
@@ -239,11 +244,12 @@ def detect(transactions: Iterable[Mapping[str, Any]], as_of: date) -> list[Recur
     ]
     found: list[RecurringExpense] = []
     authorized_apart = frozenset(t.txn_id for t in outflows if t.authorized_day and t.authorized_day != t.day)
-    groups = payee_groups(outflows)
+    prefixes = bank_prefixes(txns)
+    groups = payee_groups(outflows, prefixes)
     posting_clock = _posting_clock_keeps_calendar(groups)
     for group in groups:
         on_clock = _on_the_calendar(group, posting_clock=posting_clock)
-        found.extend(_streams(sorted(on_clock, key=_charge_order), as_of, authorized_apart))
+        found.extend(_streams(sorted(on_clock, key=_charge_order), as_of, authorized_apart, prefixes))
     return sorted(found, key=lambda s: (-_monthly_cost(s), s.merchant, s.next_date))
 
 
@@ -266,7 +272,8 @@ def _on_the_calendar(group: Sequence[Txn], *, posting_clock: bool) -> Sequence[T
     if not any(t.authorized_day and t.authorized_day != t.day for t in group):
         return group
     both = [t for t in group if t.authorized_day]  # the clocks are compared where both are known
-    by_posting, by_authorization = _calendar_hits(both, _posting_day), _calendar_hits(both, charge_day)
+    by_posting = _calendar_hits(both, _posting_day, monthly=True)
+    by_authorization = _calendar_hits(both, charge_day, monthly=True)
     if by_posting > by_authorization or (by_posting == by_authorization and posting_clock):
         return [dataclasses.replace(t, authorized_day=t.day) for t in group]
     return group
@@ -540,6 +547,7 @@ def _match(
     identical = identical if schedule.cadence in JITTER_CADENCES else {}
     matched: list[Txn] = []
     exact, jittered, distance, due, dated, early, trailing = 0, 0, 0, 0, 0, 0, 0
+    recent = 0  # scheduled charges missing since the last match, not yet overdue
     overdue: date | None = None
     for day in schedule.dates(first, as_of):
         best = _nearest(free, day, *_window(day))
@@ -555,11 +563,13 @@ def _match(
                     exact += offset == 0
                     early += offset < 0
                     distance += abs(offset)
-            due += 1
-            overdue, trailing = None, 0
+            due += 1 + recent  # (a charge missing before a later one was missed, overdue or not)
+            overdue, trailing, recent = None, 0, 0
         elif matched and (as_of - day).days > stop_after:
             due += 1
             overdue, trailing = overdue or day, trailing + 1
+        elif matched:
+            recent += 1
     return _Evidence(
         candidate=candidate,
         schedule=schedule,
@@ -621,6 +631,8 @@ def _accepted(e: _Evidence, group: Sequence[Txn], bills: Container[str] = frozen
         return False
     if e.exact < MIN_EXACT_CHARGES:
         return False  # known only by posting days (a card's lag): too loose to tell a habit
+    if e.cadence in SHORT_CADENCES and e.exact < BUSY_MIN_EXACT * e.dated:
+        return False  # a habit every week or two drifts a day or two; a weekly bill keeps its day
     return _chance_ruled_out(e, group, bills) and _amounts_fit(e, group, bills)
 
 
@@ -669,8 +681,10 @@ def _twice_seen(e: _Evidence, group: Sequence[Txn], bills: Container[str]) -> bo
     payee charged nothing else since the first charge (a shop's purchases can repeat an amount
     a month apart by chance; Plaid naming them another merchant clears them), and on its day:
     none early, and the other at most a business day late, or a day or two off at the very
-    same amount."""
+    same amount; a P2P payment only when its line names whom it paid."""
     on_day = e.early == 0 and e.exact + e.jittered >= max(1, e.dated - 1)
+    if any(unnamed_p2p(t) for t in e.matched):
+        return False  # the same payee? the line does not say
     return on_day and not _busy(e.candidate, group, since_first=True, bills=bills)
 
 
@@ -726,7 +740,9 @@ def _identical(candidate: _Candidate, matched: Sequence[Txn]) -> bool:
     return all(len({t.amount for t in segment if t.txn_id in on}) <= 1 for segment in candidate.segments)
 
 
-def _streams(group: Sequence[Txn], as_of: date, authorized_apart: Container[str]) -> list[RecurringExpense]:
+def _streams(
+    group: Sequence[Txn], as_of: date, authorized_apart: Container[str], prefixes: Container[str]
+) -> list[RecurringExpense]:
     if len({charge_day(t) for t in group}) < 2:
         return []
     judged: list[_Evidence] = []
@@ -757,7 +773,7 @@ def _streams(group: Sequence[Txn], as_of: date, authorized_apart: Container[str]
         if ids & taken:
             continue
         taken |= ids
-        out.append(_expense(evidence, as_of))
+        out.append(_expense(evidence, as_of, prefixes))
     return out
 
 
@@ -780,12 +796,12 @@ def _accepted_at(group: Sequence[Txn], judged: Sequence[_Evidence]) -> list[_Evi
     return accepted
 
 
-def _expense(e: _Evidence, as_of: date) -> RecurringExpense:
+def _expense(e: _Evidence, as_of: date, prefixes: Container[str]) -> RecurringExpense:
     matched, segments = e.matched, e.candidate.segments
     current = [t for t in matched if t in segments[-1]] if segments else list(matched)
     last = matched[-1]
     return RecurringExpense(
-        merchant=readable_name(matched),
+        merchant=readable_name(matched, prefixes),
         frequency=e.cadence.value,
         average_amount=round(statistics.fmean(t.amount for t in current or matched)),
         next_date=e.next_date(as_of),

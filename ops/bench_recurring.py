@@ -7,7 +7,8 @@ plain reference detector (:mod:`ops.recurring_baseline`).
 * **World B** (:mod:`ops.synthetic.households`), designed apart from A: card bills post on the
   billing day with the authorization up to two days before, rent paid by ACH up to two days
   late, many two-charge windows, card autopay, everyday merchants that look regular. Never
-  tuned on.
+  tuned on: its first seed was read for failure modes (fixed by rules that hold in both
+  worlds), its second (``WORLD_B_UNSEEN``) only ever run for the figures.
 
 Each user is seen on every one of its evaluation days (two in A, three in B) with 60, 90 and
 180 days of history. The truth is the evaluation's: every **monthly or quarterly bill** (card
@@ -41,7 +42,10 @@ Detector = Callable[[list[dict[str, Any]], date], Sequence[Any]]
 
 WORLD_A_TUNING = 11
 WORLD_A_UNSEEN = 90210
+#: World B's first seed, read for failure modes while the rules were written (generic fixes
+#: only, none of its settings); the unseen one was only ever run for the figures.
 WORLD_B_SEED = 2026
+WORLD_B_UNSEEN = 31337
 USERS = 150
 HISTORIES = (60, 90, 180)
 CPU_HISTORY = 120
@@ -178,6 +182,12 @@ class Scores:
         return count / max(1, self.true_positives)
 
     @property
+    def precision_without_other(self) -> float:
+        """Precision had the weekly and biweekly reports not been made."""
+        false = self.false_positives - self.other_frequency
+        return self.true_positives / max(1, self.true_positives + false)
+
+    @property
     def cpu_ms(self) -> float:
         return 1000 * self.cpu_seconds / max(1, self.calls)
 
@@ -307,8 +317,9 @@ def report_set(name: str, subjects: list[Subject], detectors: Mapping[str, Detec
         low, high = f1_interval(model)
         print(
             f"       model: {model.true_positives} found ({model.share(model.early_detection):.0%} EARLY_DETECTION),"
-            f" {model.false_positives} false ({model.other_frequency} weekly/biweekly), {model.false_negatives}"
-            f" missed; F1 95 % interval {low:.3f}-{high:.3f}"
+            f" {model.false_positives} false ({model.other_frequency} weekly/biweekly: precision without them"
+            f" {model.precision_without_other:.3f}), {model.false_negatives} missed;"
+            f" F1 95 % interval {low:.3f}-{high:.3f}"
         )
         print(f"       model false: {_counts(model.false_by_source)}")
         missed = ", ".join(
@@ -353,7 +364,8 @@ def main(users: int = USERS) -> int:
     sets = (
         (f"World A, tuning seed {WORLD_A_TUNING}", list(world_a(WORLD_A_TUNING, users))),
         (f"World A, unseen seed {WORLD_A_UNSEEN}", list(world_a(WORLD_A_UNSEEN, users))),
-        (f"World B (never tuned on), seed {WORLD_B_SEED}", list(world_b(WORLD_B_SEED, users))),
+        (f"World B (never tuned on), read seed {WORLD_B_SEED}", list(world_b(WORLD_B_SEED, users))),
+        (f"World B (never tuned on), unseen seed {WORLD_B_UNSEEN}", list(world_b(WORLD_B_UNSEEN, users))),
     )
     summary = {name: report_set(name, subjects, detectors) for name, subjects in sets}
     print("\n   Summary, model / reference: F1 and next date exact")

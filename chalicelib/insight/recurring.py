@@ -74,6 +74,7 @@ from chalicelib.insight.payees import (
     merchant_key,
     paired_transfers,
     payee_groups,
+    payee_words,
     readable_name,
     unnamed_p2p,
 )
@@ -379,10 +380,13 @@ def _with_single_price(level: tuple[Txn, ...], singles: Sequence[Txn]) -> list[_
 
 
 def _everyday(txns: Sequence[Txn]) -> bool:
-    """At least half the charges that carry a category carry an everyday one."""
+    """At least half the charges that carry a category carry an everyday one, and more than carry
+    a bill's (a rent debit miscategorised once is still rent; a haircut once filed under general
+    merchandise is still a haircut)."""
     categorised = [t.pfc_detailed for t in txns if t.pfc_detailed]
     everyday = sum(c.startswith(_EVERYDAY_PFC_PREFIXES) for c in categorised)
-    return everyday > 0 and 2 * everyday >= len(categorised)
+    bills = sum(c.startswith(_BILL_PFC_PREFIXES) for c in categorised)
+    return everyday > bills and 2 * everyday >= len(categorised)
 
 
 def _card_like(txns: Sequence[Txn], authorized_apart: Container[str]) -> bool:
@@ -721,14 +725,22 @@ def _busy(
 ) -> bool:
     """The payee charged other amounts while the candidate ran (or, ``since_first``, since its
     first charge): a shop, not only a bill. Charges Plaid names another merchant do not count
-    ("Amazon Prime" among "Amazon" orders), nor ``bills``, another stream's charges (two loans
-    with one servicer)."""
+    ("Amazon Prime" among "Amazon" orders; when Plaid names none of the candidate's, a merchant
+    whose name is not on its lines: "The Home Depot" beside "WF HOME MTG AUTO PAY"), nor
+    ``bills``, another stream's charges (two loans with one servicer)."""
     first = charge_day(candidate.txns[0])
     last = date.max if since_first else charge_day(candidate.txns[-1])
     names = {t.merchant_name for t in candidate.txns if t.merchant_name}
+    lines = set() if names else {w for t in candidate.txns for w in payee_words(t.name)}
     ids = {t.txn_id for t in candidate.txns}
+
+    def same_merchant(txn: Txn) -> bool:
+        if not txn.merchant_name:
+            return True
+        return txn.merchant_name in names if names else set(payee_words(txn.merchant_name)) <= lines
+
     return any(
-        first <= charge_day(t) <= last and (not names or t.merchant_name in names or not t.merchant_name)
+        first <= charge_day(t) <= last and same_merchant(t)
         for t in group
         if t.txn_id not in ids and t.txn_id not in bills
     )

@@ -251,6 +251,17 @@ def test_a_new_users_rent_seen_twice_is_an_early_detection() -> None:
     assert (stream.average_amount, stream.next_date) == (185000, d("2026-06-01"))
 
 
+def test_a_bill_seen_twice_survives_a_wrong_category_and_a_shop_sharing_a_word_of_its_line() -> None:
+    # GIVEN a mortgage debited on 1 May and 1 June, once filed under food by mistake, and a
+    # purchase at The Home Depot between them (both payees key on "HOME")
+    rows = ach([d("2026-05-01")], 104142, "WF HOME MTG AUTO PAY", pfc="LOAN_PAYMENTS_MORTGAGE_PAYMENT")
+    rows += ach([d("2026-06-01")], 104142, "WF HOME MTG AUTO PAY", pfc="FOOD_AND_DRINK_OTHER_FOOD_AND_DRINK")
+    rows += card([d("2026-05-19")], 3053, "THE HOME DEPOT #16922", merchant="The Home Depot")
+    # WHEN detecting on 22 June THEN the mortgage is an early detection, next on 1 July
+    stream = only(detect(rows, d("2026-06-22")))
+    assert (stream.status, stream.next_date, stream.average_amount) == (Status.EARLY_DETECTION, d("2026-07-01"), 104142)
+
+
 def test_card_autopay_from_checking_is_one_card_payment_stream_on_the_autopay_day() -> None:
     # GIVEN the credit card's autopay on the 2nd, the statement balance, and the card's side of
     # each payment in the linked card account

@@ -8,7 +8,10 @@ plain reference detector (:mod:`ops.recurring_baseline`).
   billing day with the authorization up to two days before, rent paid by ACH up to two days
   late, many two-charge windows, card autopay, everyday merchants that look regular. Never
   tuned on: its first seed was read for failure modes (fixed by rules that hold in both
-  worlds), its second (``WORLD_B_UNSEEN``) only ever run for the figures.
+  worlds), its second (``WORLD_B_UNSEEN``) only ever run for the figures. A third set
+  (``WORLD_B_UNROLLED``) is world B whose banks post a debit on its due day even on a weekend,
+  as some ledgers date them: the plain reference's next dates are right there (last charge
+  plus a month), and a detector must learn from the user's own debits that no roll applies.
 
 Each user is seen on every one of its evaluation days (two in A, three in B) with 60, 90 and
 180 days of history. The truth is the evaluation's: every **monthly or quarterly bill** (card
@@ -46,6 +49,8 @@ WORLD_A_UNSEEN = 90210
 #: only, none of its settings); the unseen one was only ever run for the figures.
 WORLD_B_SEED = 2026
 WORLD_B_UNSEEN = 31337
+#: World B whose banks post a debit on its due day, weekends included (no roll to a business day).
+WORLD_B_UNROLLED = 4711
 USERS = 150
 HISTORIES = (60, 90, 180)
 CPU_HISTORY = 120
@@ -127,8 +132,8 @@ def _truth_a(user: spending.SpendingUser) -> Callable[[date, int], list[Truth]]:
     return truth
 
 
-def world_b(seed: int, count: int) -> Iterator[Subject]:
-    for household in households.households(seed, count):
+def world_b(seed: int, count: int, *, debits_roll: bool = True) -> Iterator[Subject]:
+    for household in households.households(seed, count, debits_roll=debits_roll):
         yield Subject(household.user_id, household.as_of_days, household.window, _truth_b(household), household.labels)
 
 
@@ -366,6 +371,10 @@ def main(users: int = USERS) -> int:
         (f"World A, unseen seed {WORLD_A_UNSEEN}", list(world_a(WORLD_A_UNSEEN, users))),
         (f"World B (never tuned on), read seed {WORLD_B_SEED}", list(world_b(WORLD_B_SEED, users))),
         (f"World B (never tuned on), unseen seed {WORLD_B_UNSEEN}", list(world_b(WORLD_B_UNSEEN, users))),
+        (
+            f"World B, debits posted on their due day, seed {WORLD_B_UNROLLED}",
+            list(world_b(WORLD_B_UNROLLED, users, debits_roll=False)),
+        ),
     )
     summary = {name: report_set(name, subjects, detectors) for name, subjects in sets}
     print("\n   Summary, model / reference: F1 and next date exact")

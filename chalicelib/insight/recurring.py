@@ -244,14 +244,36 @@ def detect(transactions: Iterable[Mapping[str, Any]], as_of: date) -> list[Recur
         if t.amount > 0 and (not is_own_transfer(t, paired) or is_card_payment(t) or merchant_key(t) in card_payees)
     ]
     found: list[RecurringExpense] = []
-    authorized_apart = frozenset(t.txn_id for t in outflows if t.authorized_day and t.authorized_day != t.day)
     prefixes = bank_prefixes(txns)
     groups = payee_groups(outflows, prefixes)
+    bank = _Bank(
+        authorized_apart=frozenset(t.txn_id for t in outflows if t.authorized_day and t.authorized_day != t.day),
+        prefixes=prefixes,
+        debits_keep_weekends=_debits_keep_weekends(outflows),
+    )
     posting_clock = _posting_clock_keeps_calendar(groups)
     for group in groups:
         on_clock = _on_the_calendar(group, posting_clock=posting_clock)
-        found.extend(_streams(sorted(on_clock, key=_charge_order), as_of, authorized_apart, prefixes))
+        found.extend(_streams(sorted(on_clock, key=_charge_order), as_of, bank))
     return sorted(found, key=lambda s: (-_monthly_cost(s), s.merchant, s.next_date))
+
+
+@dataclass(frozen=True, slots=True)
+class _Bank:
+    """What the user's bank shows across all payees."""
+
+    authorized_apart: frozenset[str]  # ids of charges whose authorization and posting days differ
+    prefixes: frozenset[str]  # words the bank opens its statement lines with
+    #: Bills paid by debit (no authorization day) posted on a weekend: this bank does not move a
+    #: debit due on a weekend to a business day, so a debit keeps its day unless its own days
+    #: show a roll.
+    debits_keep_weekends: bool
+
+
+def _debits_keep_weekends(outflows: Iterable[Txn]) -> bool:
+    return any(
+        not t.authorized_day and (_bill(t) or is_card_payment(t)) and not is_business_day(t.day) for t in outflows
+    )
 
 
 def charge_day(txn: Txn) -> date:
@@ -428,7 +450,7 @@ class _Evidence:
         return self.schedule.next_dates(as_of, 1)[0]
 
 
-def _schedules(txns: Sequence[Txn], *, card: bool) -> list[Schedule]:
+def _schedules(txns: Sequence[Txn], *, card: bool, keep_weekends: bool = False) -> list[Schedule]:
     """The few schedules that best explain ``txns``' charge days.
 
     Chosen on the charges whose day is known (a card's authorization day, an ACH debit's
@@ -449,8 +471,9 @@ def _schedules(txns: Sequence[Txn], *, card: bool) -> list[Schedule]:
     dated = charged if posting_clock else sorted({charge_day(t) for t in txns if t.authorized_day})
     days, tolerance = (dated, 0) if len(dated) >= EXACT_FIT_DAYS else (charged, TOLERANCE_DAYS)
     # Card charges keep their day; ACH debits roll to a business day (their days are all
-    # business days, so keeping the day would explain nothing a roll does not).
-    rolls = (Roll.NONE,) if card else (Roll.NEXT, Roll.PREV)
+    # business days, so keeping the day explains nothing a roll does not), unless the user's
+    # bank posts debits on weekends (``keep_weekends``): then keeping the day comes first.
+    rolls = (Roll.NONE,) if card else (Roll.NONE, Roll.NEXT, Roll.PREV) if keep_weekends else (Roll.NEXT, Roll.PREV)
     gap = statistics.median(b.toordinal() - a.toordinal() for a, b in itertools.pairwise(charged))
     direct = {c for c in cadences if abs(gap - PERIOD_DAYS[c]) <= DIRECT_GAP_SHARE * PERIOD_DAYS[c]}
     if Cadence.MONTHLY in direct and tolerance == 0 and len({d.day for d in days}) == 1 and days[0].day <= 28:
@@ -752,9 +775,7 @@ def _identical(candidate: _Candidate, matched: Sequence[Txn]) -> bool:
     return all(len({t.amount for t in segment if t.txn_id in on}) <= 1 for segment in candidate.segments)
 
 
-def _streams(
-    group: Sequence[Txn], as_of: date, authorized_apart: Container[str], prefixes: Container[str]
-) -> list[RecurringExpense]:
+def _streams(group: Sequence[Txn], as_of: date, bank: _Bank) -> list[RecurringExpense]:
     if len({charge_day(t) for t in group}) < 2:
         return []
     judged: list[_Evidence] = []
@@ -763,12 +784,12 @@ def _streams(
     for candidate in _candidates(group):
         if not _worth_fitting(candidate, group, repeated):
             continue
-        card = _card_like(candidate.txns, authorized_apart)
+        card = _card_like(candidate.txns, bank.authorized_apart)
         if len(candidate.segments) == 2 and any(seg in fitted for seg in candidate.segments):
             # A price change keeps the schedule: reuse what its levels were fitted to.
             schedules = [s for seg in candidate.segments for s in fitted.get(seg, ())]
         else:
-            schedules = _schedules(candidate.txns, card=card)
+            schedules = _schedules(candidate.txns, card=card, keep_weekends=bank.debits_keep_weekends)
             if len(candidate.segments) == 1:
                 fitted[candidate.segments[0]] = schedules
         evidence = _judge(candidate, schedules, as_of, card=card)
@@ -785,7 +806,7 @@ def _streams(
         if ids & taken:
             continue
         taken |= ids
-        out.append(_expense(evidence, as_of, prefixes))
+        out.append(_expense(evidence, as_of, bank.prefixes))
     return out
 
 

@@ -128,11 +128,13 @@ def expectations(household: Household, as_of: date, history_days: int) -> list[E
     return out
 
 
-def households(seed: int, count: int) -> Iterator[Household]:
-    """``count`` households drawn from ``seed``; the same arguments give the same households."""
+def households(seed: int, count: int, *, debits_roll: bool = True) -> Iterator[Household]:
+    """``count`` households drawn from ``seed``; the same arguments give the same households.
+    ``debits_roll=False``: their banks post a debit on its due day, weekends and holidays
+    included (as some ledgers date them), instead of the next business day."""
     master = random.Random(f"households-{seed}")  # noqa: S311 - reproducible synthetic data
     for n in range(count):
-        yield _Household(random.Random(master.random()), f"b{seed}h{n:04d}").draw()  # noqa: S311
+        yield _Household(random.Random(master.random()), f"b{seed}h{n:04d}", debits_roll).draw()  # noqa: S311
 
 
 # ----------------------------------------------------------------------------- the catalogue
@@ -284,9 +286,10 @@ def _pick(rng: random.Random, weights: dict[int, float]) -> int:
 class _Household:
     """Draws one household; every choice from ``rng``, in a fixed order."""
 
-    def __init__(self, rng: random.Random, user_id: str) -> None:
+    def __init__(self, rng: random.Random, user_id: str, debits_roll: bool = True) -> None:
         self.rng = rng
         self.user_id = user_id
+        self.debits_roll = debits_roll
         first = FIRST_AS_OF[0] + timedelta(days=rng.randint(0, (FIRST_AS_OF[1] - FIRST_AS_OF[0]).days))
         second = first + timedelta(days=rng.randint(25, 45))
         third = second + timedelta(days=rng.randint(25, 45))
@@ -409,7 +412,7 @@ class _Household:
                 break
             cents = amount(due)
             txn_id, posted = post(due, cents, bill.bill_id)
-            on_schedule = posted in {due, _bank_day_on_or_after(due)}
+            on_schedule = posted in {due, self._debit_day(due)}
             bill.postings.append(Posting(txn_id, due, posted, cents, on_schedule))
         self.bills.append(bill)
 
@@ -434,10 +437,14 @@ class _Household:
 
         def post(due: date, cents: int, label: str) -> tuple[str, date]:
             delay = _pick(self.rng, late) if late else 0
-            posted = _bank_day_on_or_after(due + timedelta(days=delay))
+            posted = self._debit_day(due + timedelta(days=delay))
             return self._row(self.checking, posted, cents, line, merchant, pfc, label), posted
 
         return post
+
+    def _debit_day(self, day: date) -> date:
+        """The day a debit due on ``day`` posts: the next business day, or the day itself."""
+        return _bank_day_on_or_after(day) if self.debits_roll else day
 
     def _fixed(self, base: int, *, change: float) -> Amount:
         old, when, new = self._price(base, change=change)
@@ -587,7 +594,7 @@ class _Household:
             return drawn.setdefault(due, minimum or max(2500, min(500000, balance)))
 
         def post(due: date, cents: int, label: str) -> tuple[str, date]:
-            posted = _bank_day_on_or_after(due)
+            posted = self._debit_day(due)
             txn_id = self._row(self.checking, posted, cents, line, None, "LOAN_PAYMENTS_CREDIT_CARD_PAYMENT", label)
             if self.card:
                 self._row(
@@ -720,7 +727,7 @@ class _Household:
             for due in _months_from(self.daily[0], day_of_month, 1):
                 if due > self.daily[1]:
                     break
-                posted = _bank_day_on_or_after(due)
+                posted = self._debit_day(due)
                 self._row(
                     self.checking,
                     posted,

@@ -262,6 +262,18 @@ def test_a_bill_seen_twice_survives_a_wrong_category_and_a_shop_sharing_a_word_o
     assert (stream.status, stream.next_date, stream.average_amount) == (Status.EARLY_DETECTION, d("2026-07-01"), 104142)
 
 
+def test_a_debit_keeps_its_day_at_a_bank_whose_debits_post_on_weekends() -> None:
+    # GIVEN rent debited on Monday 15 June and Wednesday 15 July (the 15th of August is a Saturday)
+    rent = ach([d("2026-06-15"), d("2026-07-15")], 150000, "OAK HILL APTS RENT 55012", pfc="RENT_AND_UTILITIES_RENT")
+    # WHEN nothing shows how the bank posts a debit due on a weekend THEN the next business day
+    assert only(detect(rent, d("2026-07-20"))).next_date == d("2026-08-17")
+    # BUT WHEN the user's other bills by debit post on weekends (a Saturday water bill) THEN the
+    # rent keeps its day too
+    water = ach([d("2026-06-06")], 4120, "CITY WATER UTIL 8812", pfc="RENT_AND_UTILITIES_WATER")
+    found = {s.merchant: s for s in detect(rent + water, d("2026-07-20"))}
+    assert found["Oak Hill Apts"].next_date == d("2026-08-15")
+
+
 def test_card_autopay_from_checking_is_one_card_payment_stream_on_the_autopay_day() -> None:
     # GIVEN the credit card's autopay on the 2nd, the statement balance, and the card's side of
     # each payment in the linked card account

@@ -321,19 +321,24 @@ def _posting_clock_keeps_calendar(groups: Iterable[Sequence[Txn]]) -> bool:
 
 def _calendar_hits(txns: Sequence[Txn], day_of: Callable[[Txn], date], *, monthly: bool = False) -> int:
     """Charges at an amount charged before, a whole number of weeks or the same day of the
-    month after the previous one (``monthly``: the same day of the next month only), each
-    charge on the clock ``day_of``: how well a clock keeps a calendar."""
+    month (the last day being one) after the previous one (``monthly``: the same day of the
+    next month only), each charge on the clock ``day_of``: how well a clock keeps a calendar."""
     days: dict[int, set[date]] = defaultdict(set)
     for txn in txns:
         days[txn.amount].add(day_of(txn))
     hits = 0
     for seen in days.values():
         for a, b in itertools.pairwise(sorted(seen)):
+            same_day = a.day == b.day or (_month_end(a) and _month_end(b))
             if monthly:
-                hits += a.day == b.day and 27 < (b - a).days < 32
+                hits += same_day and 27 < (b - a).days < 32
             else:
-                hits += (b - a).days % 7 == 0 or a.day == b.day
+                hits += (b - a).days % 7 == 0 or same_day
     return hits
+
+
+def _month_end(day: date) -> bool:
+    return (day + timedelta(days=1)).day == 1
 
 
 def _same_level(a: int, b: int) -> bool:

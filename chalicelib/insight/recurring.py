@@ -25,7 +25,8 @@ How it works:
    every other week, twice a month (not for card merchants), monthly (a day, the last day;
    the n-th weekday only from three charges), quarterly, annually, each with the payer's roll
    when the day is not a Federal Reserve business day (ACH bills usually settle the next
-   business day; card charges keep the day). From three known days the fit chooses by exact
+   business day, unless the user's bank posts bills by debit on weekends; card charges keep
+   the day). From three known days the fit chooses by exact
    hits, so one late debit does not shift a bill's day; with fewer, within two days. The best
    few schedules are then judged on all the evidence up to ``as_of`` (a charge up to two days
    early or a business day late, a card charge known only by its posting day up to a few days

@@ -239,6 +239,8 @@ class RecurringExpenseOut(Schema):
     next_date = fields.Date()
     last_date = fields.Date(allow_none=True)
     transaction_ids = fields.List(fields.String())
+    status = fields.String(allow_none=True)
+    kind = fields.String(allow_none=True)
 
 
 class RecurringExpensesOut(Schema):

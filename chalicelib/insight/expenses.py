@@ -1,11 +1,14 @@
 """The user's recurring expenses: Pave's latest mine when it has one, else our own detector.
 
 * **Pave** answers when the newest ``insights`` row (one descending Query, Limit 1, never a
-  Scan) is a Pave mine at most ``PAVE_MINE_MAX_AGE_DAYS`` old: its ``recurring`` rows (one Query,
-  ``begins_with RECURRING#<mine>#``), without those past their TTL (``due_date`` +
-  ``EXPENSE_TTL_DAYS``), which DynamoDB may not have deleted yet. A row of the mine that
-  cannot be read makes the mine a miss (reported): ours answers.
-* **Ours** answers otherwise (a new user, Pave down or slow, no mine yet):
+  Scan) is a Pave mine at most ``PAVE_MINE_MAX_AGE_DAYS`` old that covers some of the user's
+  transactions: its ``recurring`` rows (one Query, ``begins_with RECURRING#<mine>#``), without
+  those past their TTL (``due_date`` + ``EXPENSE_TTL_DAYS``), which DynamoDB may not have
+  deleted yet. A mine whose window is empty (Pave held no transaction of the user when it
+  computed it) is no answer: a new user's first upload can carry only removals (the pending
+  ids their postings replaced), and its mine lands before the upload of the transactions. A
+  row of the mine that cannot be read makes the mine a miss (reported): ours answers.
+* **Ours** answers otherwise (a new user, Pave down or slow, no mine yet, an empty mine):
   :func:`our_recurring_expenses` runs ``chalicelib.insight.recurring.detect(transactions, as_of)``
   over the history the insight models read (:func:`chalicelib.insight.history.model_transactions`:
   the retained live transactions of items that are not REMOVED, API-shaped), as the payday
@@ -45,6 +48,10 @@ class RecurringExpense:
     next_date: date
     last_date: date | None
     transaction_ids: tuple[str, ...]
+    #: Our detector's: ``EARLY_DETECTION`` (seen twice) or ``MATURE``; None from Pave.
+    status: str | None = None
+    #: Our detector's: ``bill``, or ``card_payment`` (a credit card's autopay); None from Pave.
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,15 +68,28 @@ def recurring_expenses_of(user_id: str, now: datetime) -> Expenses:
     mine = insights.latest_insights(user_id)
     max_age = timedelta(days=get_settings().pave_mine_max_age_days)
     if mine is not None and mine.source == PAVE_SOURCE and now - mine.mined_at <= max_age:
-        try:
-            found = _from_pave(user_id, mine, now)
-        except UnreadableRowError as exc:  # the mine's cache is a miss: ours answers
-            report_error(exc, Reading.MISS)
+        if not covers_transactions(mine):
+            count("insight.expenses.empty_pave_mine")
         else:
-            count("insight.expenses.answered", source=Source.PAVE.value)
-            return Expenses(user_id, Source.PAVE, mine.mined_at, found)
+            try:
+                found = _from_pave(user_id, mine, now)
+            except UnreadableRowError as exc:  # the mine's cache is a miss: ours answers
+                report_error(exc, Reading.MISS)
+            else:
+                count("insight.expenses.answered", source=Source.PAVE.value)
+                return Expenses(user_id, Source.PAVE, mine.mined_at, found)
     count("insight.expenses.answered", source=Source.OURS.value)
     return our_recurring_expenses(user_id, now.date())
+
+
+def covers_transactions(mine: insights.Mine) -> bool:
+    """Whether Pave computed the mine from some of the user's transactions: the span of dates it
+    reports (``window_start``/``window_end``, null when it held none). A mine that records no
+    window (the previous system's, or one mined before the window was recorded) is taken to."""
+    details = mine.details
+    if "window_start" not in details and "window_end" not in details:
+        return True
+    return details.get("window_start") is not None and details.get("window_end") is not None
 
 
 def our_recurring_expenses(user_id: str, as_of: date) -> Expenses:
@@ -107,6 +127,8 @@ def _from_detector(stream: recurring.RecurringExpense) -> RecurringExpense:
         next_date=stream.next_date,
         last_date=stream.last_date,
         transaction_ids=tuple(stream.transaction_ids),
+        status=stream.status,
+        kind=stream.kind,
     )
 
 

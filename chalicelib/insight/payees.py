@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Sequence
+from functools import lru_cache
 from typing import Final
 
 from chalicelib.insight.transactions import Txn
@@ -17,6 +18,7 @@ from chalicelib.insight.transactions import Txn
 #: Days a counterpart inflow may sit from its outflow.
 COUNTERPART_DAYS: Final = 3
 
+_CARD_PAYMENT_PFC = "LOAN_PAYMENTS_CREDIT_CARD_PAYMENT"
 #: Categories of money moving between the user's own accounts (a credit-card payment too: the
 #: card's own charges are the expenses, the payment would count them twice).
 _OWN_TRANSFER_PFC = frozenset(
@@ -24,7 +26,7 @@ _OWN_TRANSFER_PFC = frozenset(
         "TRANSFER_OUT_SAVINGS",
         "TRANSFER_OUT_INVESTMENT_AND_RETIREMENT_FUNDS",
         "TRANSFER_OUT_WITHDRAWAL",
-        "LOAN_PAYMENTS_CREDIT_CARD_PAYMENT",
+        _CARD_PAYMENT_PFC,
     }
 )
 _OWN_TRANSFER_CATEGORY = (
@@ -34,6 +36,8 @@ _OWN_TRANSFER_CATEGORY = (
     ("Transfer", "Internal Account Transfer"),
 )
 _P2P = re.compile(r"\b(?:ZELLE|VENMO|CASH APP|PAYPAL)\b")
+#: A credit-card payment as statement lines print it.
+_CARD_PAYMENT_LINE = re.compile(r"CRE?DI?T CA?RD|\bCRD AUTOPAY\b|\bCARD AUTO ?PAY\b")
 #: Transfers, cash, card payments and investment apps, as statement lines print them.
 _OWN_TRANSFER_LINE = re.compile(
     r"\b(?:TRANSFER|XFER|TRNSFR)\b|\bATM\b|CRE?DI?T CA?RD AUTOPAY|CRD AUTOPAY|\bE-?PAYMENT\b"
@@ -155,6 +159,18 @@ def is_own_transfer(txn: Txn, paired: Container[str] = frozenset()) -> bool:
     return bool(_OWN_TRANSFER_LINE.search(line)) and not _P2P.search(line)
 
 
+def is_card_payment(txn: Txn) -> bool:
+    """A payment to a credit card from the paying account (an outflow): categorised so, or a
+    statement line naming a credit-card payment. It moves money between the user's accounts,
+    but leaves checking on a schedule like a bill: the recurring detector reports its autopay
+    as a stream of its own kind."""
+    if txn.amount <= 0:
+        return False
+    if txn.pfc_detailed == _CARD_PAYMENT_PFC or txn.category[:2] == ("Payment", "Credit Card"):
+        return True
+    return bool(_CARD_PAYMENT_LINE.search(txn.name.upper()))
+
+
 # ------------------------------------------------------------------------------ payee keys
 
 
@@ -167,28 +183,72 @@ def _tokens(text: str) -> list[str]:
         head_tokens = _TOKEN.findall(head)
         if head_tokens and head_tokens[-1] in _PROCESSORS and _TOKEN.findall(tail):
             text = " ".join(head_tokens[:-1]) + " " + tail
-    return [t for t in _TOKEN.findall(text) if not any(c.isdigit() for c in t)]
+    return [t for t in _TOKEN.findall(text) if t.isalpha()]  # (tokens are A-Z and 0-9 only)
 
 
 def payee_words(text: str) -> list[str]:
     """The words of a statement line (or merchant name) from the payee's name on."""
+    return list(_payee_words(text))
+
+
+@lru_cache(maxsize=4096)
+def _payee_words(text: str) -> tuple[str, ...]:
+    """(A user's merchant names and most lines repeat: each is read once.)"""
     tokens = _tokens(text)
     start = 0
     while start < len(tokens) and (tokens[start] in _LEADING_NOISE or len(tokens[start]) < 2):
         start += 1
-    return tokens[start:] or tokens
+    return tuple(tokens[start:] or tokens)
 
 
 def _recipient(words: Sequence[str]) -> list[str]:
     return [w for w in words[1:] if w not in _P2P_FILLER][:2]
 
 
-def merchant_key(txn: Txn) -> str:
+#: A word opening the statement lines of this many merchants Plaid names, and none of their
+#: names, is the bank's prefix.
+PREFIX_MERCHANTS: Final = 3
+
+
+def bank_prefixes(txns: Iterable[Txn]) -> frozenset[str]:
+    """Words the user's bank opens its statement lines with, learnt from the lines Plaid names:
+    a word before the merchant's name on the lines of ``PREFIX_MERCHANTS`` merchants or more
+    ("DBT CRD 0424 STARZ ENTERTAINMENT", "DBT CRD 0502 NETFLIX.COM": DBT and CRD), which the
+    fixed list of card and ACH words does not know."""
+    opened: dict[str, set[str]] = defaultdict(set)
+    for txn in txns:
+        if not txn.merchant_name:
+            continue
+        name = set(_payee_words(txn.merchant_name))
+        for word in _payee_words(txn.name)[:3]:
+            if word in name:
+                break
+            opened[word].add(txn.merchant_name)
+    return frozenset(word for word, merchants in opened.items() if len(merchants) >= PREFIX_MERCHANTS)
+
+
+def _line_words(txn: Txn, prefixes: Container[str]) -> list[str]:
+    """The payee words of Plaid's merchant name, else of the line without the bank's prefix (a
+    P2P payment's too: Plaid names the service, the line names whom it paid)."""
+    if txn.merchant_name:
+        words = payee_words(txn.merchant_name)
+        if not words or words[0] not in _P2P_LEAD:
+            return words
+    words = payee_words(txn.name)
+    start = 0
+    while start < len(words) - 1 and words[start] in prefixes:
+        start += 1
+        while start < len(words) - 1 and (words[start] in _LEADING_NOISE or len(words[start]) < 2):
+            start += 1  # the noise a prefix hid ("DBT CRD 0427 THE HOME DEPOT")
+    return words[start:]
+
+
+def merchant_key(txn: Txn, prefixes: Container[str] = frozenset()) -> str:
     """The payee a charge belongs to, stable across the ways banks print it: the first word
-    of Plaid's merchant name, else of the statement line after its noise (card prefixes,
-    processors such as Square or PayPal, ACH fields, store and reference numbers); a P2P
-    payment is keyed by its recipient."""
-    words = payee_words(txn.merchant_name or txn.name)
+    of Plaid's merchant name, else of the statement line after its noise (card prefixes, the
+    bank's own ``prefixes``, processors such as Square or PayPal, ACH fields, store and
+    reference numbers); a P2P payment is keyed by its recipient."""
+    words = _line_words(txn, prefixes)
     if not words:
         return txn.name.upper().strip()
     if words[0] in _P2P_LEAD:
@@ -196,7 +256,13 @@ def merchant_key(txn: Txn) -> str:
     return next((w for w in words if len(w) >= 3), words[0])
 
 
-def payee_groups(txns: Iterable[Txn]) -> list[list[Txn]]:
+def unnamed_p2p(txn: Txn, prefixes: Container[str] = frozenset()) -> bool:
+    """A P2P payment whose line does not name whom it paid ("VENMO PAYMENT 1023"): its payee
+    is unknown, so two of them a month apart prove nothing."""
+    return merchant_key(txn, prefixes) in _P2P_LEAD
+
+
+def payee_groups(txns: Iterable[Txn], prefixes: Container[str] = frozenset()) -> list[list[Txn]]:
     """``txns`` grouped by payee, across the user's accounts (a habit paid with two cards is
     as dense as it really is; a subscription moved to another card stays one stream).
 
@@ -205,9 +271,9 @@ def payee_groups(txns: Iterable[Txn]) -> list[list[Txn]]:
     printing "NY SDU CHILD SUPPORT" one month and "CHILD SUPPORT SDU NY" the next)."""
     groups: dict[str, list[Txn]] = defaultdict(list)
     for txn in txns:
-        groups[merchant_key(txn)].append(txn)
+        groups[merchant_key(txn, prefixes)].append(txn)
     keys = sorted(groups)
-    words = {k: {w for t in groups[k] for w in payee_words(t.merchant_name or t.name)[:5]} for k in keys}
+    words = {k: {w for t in groups[k] for w in _line_words(t, prefixes)[:5]} for k in keys}
     parent = {k: k for k in keys}
 
     def root(k: str) -> str:
@@ -228,14 +294,15 @@ def payee_groups(txns: Iterable[Txn]) -> list[list[Txn]]:
     return list(merged.values())
 
 
-def readable_name(txns: Sequence[Txn]) -> str:
+def readable_name(txns: Sequence[Txn], prefixes: Container[str] = frozenset()) -> str:
     """Plaid's merchant name when it has one, else the payee words of the statement line
-    ("CON ED OF NY INTELL CK" reads "Con Ed"; "ZELLE PAYMENT TO JOHN KIM", "Zelle to John Kim")."""
+    without the bank's ``prefixes`` ("CON ED OF NY INTELL CK" reads "Con Ed"; "ZELLE PAYMENT
+    TO JOHN KIM", "Zelle to John Kim")."""
     names = Counter(t.merchant_name for t in txns if t.merchant_name)
     if names:
         return names.most_common(1)[0][0]
     line = Counter(t.name for t in txns).most_common(1)[0][0]
-    words = payee_words(line)
+    words = _line_words(next(t for t in txns if t.name == line), prefixes)
     if words and words[0] in _P2P_LEAD:
         return f"{words[0].title()} to {' '.join(w.title() for w in _recipient(words))}".strip()
     readable: list[str] = []

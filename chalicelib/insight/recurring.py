@@ -1,4 +1,5 @@
-"""Recurring expenses from a user's own transactions: subscriptions, bills, loans, insurance.
+"""Recurring expenses from a user's own transactions: subscriptions, bills, loans, insurance,
+and the credit card's autopay.
 
 The detector the expenses endpoint falls back on when Pave has nothing (a new user, Pave
 down). :func:`detect` is pure: transactions in, streams out.
@@ -9,53 +10,76 @@ How it works:
    before ``as_of``, not pending, each id once). Money that only moves between the user's own
    accounts is not an expense (:mod:`insight.payees`): a transfer whose counterpart inflow
    shows in another of the user's accounts, transfers to savings and investment accounts,
-   cash withdrawals and credit-card payments, recognised by pairing, category or line.
-2. Charges are grouped by payee across the user's accounts (:func:`payees.payee_groups`),
-   and each group yields candidate streams: each amount level (charges within 2 % of each
-   other), two levels one after the other (a price change: a plan repriced or downgraded, a
-   promotion ending, a level seen once at the new price), and the whole group (a bill whose
-   amount varies, such as a utility).
-3. The candidate's schedule is fitted (:mod:`insight.schedule`) on its charge days (a card's
-   authorization day when the bank reports it, an ACH debit's settlement day): weekly, every
-   other week, twice a month (not for card merchants), monthly (a day, the last day),
-   quarterly, annually, each with the payer's roll when the day is not a Federal Reserve
-   business day (ACH bills usually settle the next business day; card charges keep the day).
-   The fit chooses by exact hits over the span the charges cover, so one late debit does not
-   shift a bill's day; the best few schedules are then judged on all the evidence up to
-   ``as_of`` (a charge up to two days early or a business day late, a card charge known only
-   by its posting day up to a few days after its day).
+   cash withdrawals, recognised by pairing, category or line. A credit-card payment from
+   checking stays (category or line; and any payment to the same payee): for the user's cash
+   flow it is a bill, reported with ``kind`` ``card_payment`` so that a view can hide it.
+2. Charges are grouped by payee across the user's accounts (:func:`payees.payee_groups`) and
+   read on the clock that keeps the calendar: card charges by their authorization day, or by
+   their posting day where that repeats more exactly (a merchant billing on the 23rd whose
+   authorizations wander a day or two before it); when a payee's charges cannot tell, by the
+   clock that keeps the user's other payees' calendars. Each group yields candidate streams:
+   each amount level (charges within 2 % of each other), two levels one after the other (a
+   price change: a plan repriced or downgraded, a promotion ending, a level seen once at the
+   new price), and the whole group (a bill whose amount varies: a utility, a card's autopay).
+3. The candidate's schedule is fitted (:mod:`insight.schedule`) on its charge days: weekly,
+   every other week, twice a month (not for card merchants), monthly (a day, the last day;
+   the n-th weekday only from three charges), quarterly, annually, each with the payer's roll
+   when the day is not a Federal Reserve business day (ACH bills usually settle the next
+   business day, unless the user's bank posts bills by debit on weekends; card charges keep
+   the day). From three known days the fit chooses by exact
+   hits, so one late debit does not shift a bill's day; with fewer, within two days. The best
+   few schedules are then judged on all the evidence up to ``as_of`` (a charge up to two days
+   early or a business day late, a card charge known only by its posting day up to a few days
+   after its day).
 4. A candidate is a recurring expense when its schedule explains it: at least three charges
-   (two for quarterly and annual bills), at most a fifth of them off schedule and a quarter of
-   the scheduled ones missing, nearly all on their day. A varying amount passes only for a
-   monthly, twice-monthly or quarterly bill (utility, insurance, loan categories). Where a
-   chance alignment is likely, more is asked: at a payee that also charges other amounts (a
-   shop, an app store) or in everyday-spending categories (groceries, coffee, fuel, transit,
-   ride shares, lunch), four charges, hardly any missing, and at a busy everyday merchant no
-   weekly rhythm at all. A bill seen only twice must be the payee's only charges. Everyday
-   spending is frequent and near-regular but does not keep to a calendar and its amount
-   varies; habits at a fixed price drift off any calendar (a car wash every two weeks or so).
+   (two for monthly, quarterly and annual bills), at most a fifth of them off schedule and a
+   quarter of the scheduled ones missing, nearly all on their day. A monthly or quarterly
+   charge at its price level's very amount up to two days off its day is on schedule
+   (authorization jitter, a debit a day or two late). A varying amount passes only for a
+   monthly, twice-monthly or quarterly bill (utility, insurance, loan categories) and a
+   monthly card autopay. Where a chance alignment is likely, more is asked: at a payee that
+   also charges other amounts (a shop, an app store; another bill there does not count) or in
+   everyday-spending categories (groceries, coffee, fuel, transit, ride shares, lunch), four
+   charges, hardly any missing, and at a busy everyday merchant no weekly rhythm at all. A bill
+   seen only twice (``EARLY_DETECTION``) must be all the payee charged since its first
+   charge, none early and the other at most a business day late or a day or two off at the
+   same amount. Everyday spending is frequent and near-regular but does not keep to a
+   calendar and its amount varies; habits at a fixed price drift off any calendar.
 5. A stream whose scheduled charge is overdue (a few days; ten for weekly ones, which may skip
    a week) has stopped: cancelled, paid off, moved. It is not reported.
 
 The amount reported is the mean of the charges at the current price (after a price change,
 the new one), or of all charges when the amount varies; ``next_date`` is the schedule's next
-charge day strictly after ``as_of``.
+charge day strictly after ``as_of`` (on the stream's clock); ``status`` is ``EARLY_DETECTION``
+for a stream seen twice and ``MATURE`` from three charges.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import statistics
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, timedelta
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
 from chalicelib.insight.calendar import add_business_days, is_business_day, next_business_day
-from chalicelib.insight.payees import is_own_transfer, paired_transfers, payee_groups, readable_name
-from chalicelib.insight.schedule import Cadence, Roll, Schedule, fit, plausible_cadences
+from chalicelib.insight.payees import (
+    bank_prefixes,
+    is_card_payment,
+    is_own_transfer,
+    merchant_key,
+    paired_transfers,
+    payee_groups,
+    payee_words,
+    readable_name,
+    unnamed_p2p,
+)
+from chalicelib.insight.schedule import Cadence, Fit, Roll, Schedule, fit, plausible_cadences
 from chalicelib.insight.transactions import Txn, visible
 
 #: The frequencies a stream is reported with.
@@ -76,6 +100,27 @@ PERIOD_DAYS = {
     Cadence.ANNUALLY: 365.25,
 }
 
+
+class Status(StrEnum):
+    """How much evidence a stream has (the statuses Plaid's recurring streams use)."""
+
+    EARLY_DETECTION = "EARLY_DETECTION"  # two charges: a new bill, or a new user's
+    MATURE = "MATURE"  # three charges or more
+
+
+class Kind(StrEnum):
+    """What a stream pays, so that an expenses view can show or hide it."""
+
+    BILL = "bill"  # a subscription, a utility, rent, a loan, insurance: money spent
+    CARD_PAYMENT = "card_payment"  # a credit card's autopay from checking: it pays the card's own charges
+
+
+#: Charges a stream needs to be MATURE.
+MATURE_CHARGES = 3
+#: Cadences whose identical charges may sit off their day by up to ``TOLERANCE_DAYS`` and still
+#: count as on schedule (authorization jitter, a debit a day or two late): bills, not habits.
+JITTER_CADENCES = frozenset({Cadence.MONTHLY, Cadence.QUARTERLY})
+
 # --- amounts
 #: Charges within this share (or these cents) of each other are one amount level.
 LEVEL_TOLERANCE = 0.02
@@ -88,7 +133,14 @@ TWICE_SEEN_SPREAD = 2.0
 
 # --- the schedule and the evidence
 #: The best few schedules of the fit are judged on all the evidence; the best judged wins.
-SCHEDULES_TRIED = 4
+SCHEDULES_TRIED = 3
+#: Calendar rules per cadence the fit scores in full (those explaining most days exactly).
+RULES_SCORED = 4
+#: A cadence whose period is within this share of the typical gap is tried first.
+DIRECT_GAP_SHARE = 0.25
+#: Known charge days the fit needs to choose a rule by exact hits; fewer (a bill seen twice, one
+#: charge a day or two off) are fitted within ``TOLERANCE_DAYS`` and the judge decides.
+EXACT_FIT_DAYS = 3
 #: Charges spread over this many days are always tried as a monthly bill.
 ALWAYS_MONTHLY_SPAN_DAYS = 50
 #: A charge may come this many days early, or late by ``LATE_DAYS`` or a business day (a card
@@ -102,8 +154,9 @@ POSTING_LAG_DAYS = 3
 EARLIEST_SCHEDULED_DAYS = 7
 
 # --- acceptance
-#: Matched charges a stream needs before it is reported.
-MIN_CHARGES = {Cadence.QUARTERLY: 2, Cadence.ANNUALLY: 2}
+#: Matched charges a stream needs before it is reported: two for a monthly bill (an early
+#: detection, with more rules: see ``_twice_seen``), quarterly and annual ones.
+MIN_CHARGES = {Cadence.MONTHLY: 2, Cadence.QUARTERLY: 2, Cadence.ANNUALLY: 2}
 DEFAULT_MIN_CHARGES = 3
 #: Shares of the candidate's charges on schedule and of scheduled charges present, and the mean
 #: distance (days) of a dated charge from its scheduled day.
@@ -120,6 +173,9 @@ MIN_EXACT_CHARGES = 1
 #: More evidence where chance alignments are likely (see ``_chance_ruled_out``).
 BUSY_MIN_CHARGES = 4
 BUSY_MIN_EXACT = 0.75
+#: Weekly and every-other-week streams: most charges on their day (a car wash "every two weeks
+#: or so" lines up with some weekday now and then).
+SHORT_CADENCES = frozenset({Cadence.WEEKLY, Cadence.BIWEEKLY})
 #: Everyday-category streams (a weekly meal kit) may skip this share of their charges.
 EVERYDAY_MAX_MISSED = 0.15
 #: Days past a missing charge's scheduled day before the stream counts as stopped (an ACH file
@@ -161,6 +217,8 @@ class RecurringExpense:
     last_amount: int
     fixed_amount: bool
     schedule: str  # the schedule in words ("the 1st, or the business day after")
+    status: str  # EARLY_DETECTION (two charges) or MATURE
+    kind: str  # bill, or card_payment (a credit card's autopay)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -178,11 +236,45 @@ def detect(transactions: Iterable[Mapping[str, Any]], as_of: date) -> list[Recur
     """
     txns = visible(transactions, as_of)
     paired = paired_transfers(txns)
-    outflows = [t for t in txns if t.amount > 0 and not is_own_transfer(t, paired)]
+    # A card's payments are a stream (kind card_payment), those whose category or pairing with
+    # the card's side would make them a transfer included: the same payee as a card payment.
+    card_payees = {merchant_key(t) for t in txns if is_card_payment(t)}
+    outflows = [
+        t
+        for t in txns
+        if t.amount > 0 and (not is_own_transfer(t, paired) or is_card_payment(t) or merchant_key(t) in card_payees)
+    ]
     found: list[RecurringExpense] = []
-    for group in payee_groups(outflows):
-        found.extend(_streams(sorted(group, key=_charge_order), as_of))
+    prefixes = bank_prefixes(txns)
+    groups = payee_groups(outflows, prefixes)
+    bank = _Bank(
+        authorized_apart=frozenset(t.txn_id for t in outflows if t.authorized_day and t.authorized_day != t.day),
+        prefixes=prefixes,
+        debits_keep_weekends=_debits_keep_weekends(outflows),
+    )
+    posting_clock = _posting_clock_keeps_calendar(groups)
+    for group in groups:
+        on_clock = _on_the_calendar(group, posting_clock=posting_clock)
+        found.extend(_streams(sorted(on_clock, key=_charge_order), as_of, bank))
     return sorted(found, key=lambda s: (-_monthly_cost(s), s.merchant, s.next_date))
+
+
+@dataclass(frozen=True, slots=True)
+class _Bank:
+    """What the user's bank shows across all payees."""
+
+    authorized_apart: frozenset[str]  # ids of charges whose authorization and posting days differ
+    prefixes: frozenset[str]  # words the bank opens its statement lines with
+    #: Bills paid by debit (no authorization day) posted on a weekend: this bank does not move a
+    #: debit due on a weekend to a business day, so a debit keeps its day unless its own days
+    #: show a roll.
+    debits_keep_weekends: bool
+
+
+def _debits_keep_weekends(outflows: Iterable[Txn]) -> bool:
+    return any(
+        not t.authorized_day and (_bill(t) or is_card_payment(t)) and not is_business_day(t.day) for t in outflows
+    )
 
 
 def charge_day(txn: Txn) -> date:
@@ -194,6 +286,62 @@ def _charge_order(txn: Txn) -> tuple[date, str]:
     return charge_day(txn), txn.txn_id
 
 
+def _on_the_calendar(group: Sequence[Txn], *, posting_clock: bool) -> Sequence[Txn]:
+    """The payee's charges on the clock that keeps the calendar: their authorization days, or
+    their posting days when those repeat more exactly (a merchant that bills on the 23rd, posts
+    on the 23rd and whose authorizations wander a day or two before it); when the payee's
+    charges cannot tell (a bill seen twice), the clock that keeps the user's other payees'
+    calendars (``posting_clock``: how the user's bank dates card charges). A stream's schedule,
+    and so its next date, are in that clock's days."""
+    if not any(t.authorized_day and t.authorized_day != t.day for t in group):
+        return group
+    both = [t for t in group if t.authorized_day]  # the clocks are compared where both are known
+    by_posting = _calendar_hits(both, _posting_day, monthly=True)
+    by_authorization = _calendar_hits(both, charge_day, monthly=True)
+    if by_posting > by_authorization or (by_posting == by_authorization and posting_clock):
+        return [dataclasses.replace(t, authorized_day=t.day) for t in group]
+    return group
+
+
+def _posting_day(txn: Txn) -> date:
+    return txn.day
+
+
+def _posting_clock_keeps_calendar(groups: Iterable[Sequence[Txn]]) -> bool:
+    """Whether, over all the user's payees, posting days fall on the same day of the next month
+    at the same amount more often than authorization days (monthly bills: everyday spending's
+    weekly rhythms say nothing about how a bank dates a bill)."""
+    both = [
+        [t for t in g if t.authorized_day]
+        for g in groups
+        if any(t.authorized_day and t.authorized_day != t.day for t in g)
+    ]
+    by_posting = sum(_calendar_hits(g, _posting_day, monthly=True) for g in both)
+    return by_posting > sum(_calendar_hits(g, charge_day, monthly=True) for g in both)
+
+
+def _calendar_hits(txns: Sequence[Txn], day_of: Callable[[Txn], date], *, monthly: bool = False) -> int:
+    """Charges at an amount charged before, a whole number of weeks or the same day of the
+    month (the last day being one) after the previous one (``monthly``: the same day of the
+    next month only), each charge on the clock ``day_of``: how well a clock keeps a calendar."""
+    days: dict[int, set[date]] = defaultdict(set)
+    for txn in txns:
+        days[txn.amount].add(day_of(txn))
+    hits = 0
+    for seen in days.values():
+        for a, b in itertools.pairwise(sorted(seen)):
+            same_day = a.day == b.day or (_month_end(a) and _month_end(b))
+            if monthly:
+                hits += same_day and 27 < (b - a).days < 32
+            else:
+                hits += (b - a).days % 7 == 0 or same_day
+    return hits
+
+
+def _month_end(day: date) -> bool:
+    return (day + timedelta(days=1)).day == 1
+
+
 def _same_level(a: int, b: int) -> bool:
     return abs(a - b) <= max(LEVEL_TOLERANCE * max(a, b), LEVEL_TOLERANCE_CENTS)
 
@@ -202,7 +350,8 @@ def _levels(group: Sequence[Txn]) -> list[list[Txn]]:
     """Charges grouped by amount level (each within tolerance of the level's median)."""
     levels: list[list[Txn]] = []
     for txn in sorted(group, key=lambda t: t.amount):
-        if levels and _same_level(txn.amount, statistics.median_low(t.amount for t in levels[-1])):
+        # (a level is in ascending order: its low median is its middle charge)
+        if levels and _same_level(txn.amount, levels[-1][(len(levels[-1]) - 1) // 2].amount):
             levels[-1].append(txn)
         else:
             levels.append([txn])
@@ -259,18 +408,20 @@ def _with_single_price(level: tuple[Txn, ...], singles: Sequence[Txn]) -> list[_
 
 
 def _everyday(txns: Sequence[Txn]) -> bool:
-    categories = Counter(t.pfc_detailed for t in txns if t.pfc_detailed)
-    if not categories:
-        return False
-    return categories.most_common(1)[0][0].startswith(_EVERYDAY_PFC_PREFIXES)
+    """At least half the charges that carry a category carry an everyday one, and more than carry
+    a bill's (a rent debit miscategorised once is still rent; a haircut once filed under general
+    merchandise is still a haircut)."""
+    categorised = [t.pfc_detailed for t in txns if t.pfc_detailed]
+    everyday = sum(c.startswith(_EVERYDAY_PFC_PREFIXES) for c in categorised)
+    bills = sum(c.startswith(_BILL_PFC_PREFIXES) for c in categorised)
+    return everyday > bills and 2 * everyday >= len(categorised)
 
 
-def _card_like(txns: Sequence[Txn]) -> bool:
-    """Card charges keep their day (weekends included) and post a few days later; ACH debits
+def _card_like(txns: Sequence[Txn], authorized_apart: Container[str]) -> bool:
+    """Card charges keep their day (weekends included) and post apart from their authorization
+    (``authorized_apart``: the ids of those that did, whichever clock is read); ACH debits
     settle on business days and post the same day."""
-    return any(t.authorized_day and t.authorized_day != t.day for t in txns) or any(
-        not is_business_day(charge_day(t)) for t in txns
-    )
+    return any(t.txn_id in authorized_apart for t in txns) or any(not is_business_day(charge_day(t)) for t in txns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,10 +433,12 @@ class _Evidence:
     matched: tuple[Txn, ...]  # one charge per scheduled day it was matched to, oldest first
     due: int  # scheduled charges that should have shown by now
     exact: int  # matched on the scheduled day itself
+    jittered: int  # dated, off the day by at most TOLERANCE_DAYS, at the level's very amount (JITTER_CADENCES)
     dated: int  # matched charges whose charge day is known (not only a card's posting day)
     early: int  # dated charges before their scheduled day
     residual: float  # mean days between a dated charge and its scheduled day
     overdue: date | None  # the first scheduled charge missing since the last one, overdue
+    trailing: int  # scheduled charges missing since the last one, overdue
 
     @property
     def precision(self) -> float:
@@ -303,7 +456,7 @@ class _Evidence:
         return self.schedule.next_dates(as_of, 1)[0]
 
 
-def _schedules(txns: Sequence[Txn]) -> list[Schedule]:
+def _schedules(txns: Sequence[Txn], *, card: bool, keep_weekends: bool = False) -> list[Schedule]:
     """The few schedules that best explain ``txns``' charge days.
 
     Chosen on the charges whose day is known (a card's authorization day, an ACH debit's
@@ -311,7 +464,6 @@ def _schedules(txns: Sequence[Txn]) -> list[Schedule]:
     the rule hitting most days exactly is the bill's rule, and one late ACH file does not
     shift it. Charges known only by their posting day are placed afterwards (``_match``).
     """
-    card = _card_like(txns)
     charged = sorted({charge_day(t) for t in txns})
     cadences = plausible_cadences(charged) & set(FREQUENCIES)
     if (charged[-1] - charged[0]).days >= ALWAYS_MONTHLY_SPAN_DAYS:
@@ -321,31 +473,79 @@ def _schedules(txns: Sequence[Txn]) -> list[Schedule]:
     cadences = {c for c in cadences if _could_explain(c, charged)}
     if not cadences:
         return []
-    dated = sorted({charge_day(t) for t in txns if t.authorized_day or not card})
-    days, tolerance = (dated, 0) if len(dated) >= 2 else (charged, TOLERANCE_DAYS)
-    default = Roll.NONE if card else Roll.NEXT
-    fits = fit(days, end=days[-1], cadences=cadences, default_roll=default, tolerance=tolerance, limit=SCHEDULES_TRIED)
-    return [f.schedule for f in fits]
+    posting_clock = not card or not any(t.authorized_day for t in txns)
+    dated = charged if posting_clock else sorted({charge_day(t) for t in txns if t.authorized_day})
+    days, tolerance = (dated, 0) if len(dated) >= EXACT_FIT_DAYS else (charged, TOLERANCE_DAYS)
+    # Card charges keep their day; ACH debits roll to a business day (their days are all
+    # business days, so keeping the day explains nothing a roll does not), unless the user's
+    # bank posts debits on weekends (``keep_weekends``): then keeping the day comes first.
+    rolls = (Roll.NONE,) if card else (Roll.NONE, Roll.NEXT, Roll.PREV) if keep_weekends else (Roll.NEXT, Roll.PREV)
+    gap = statistics.median(b.toordinal() - a.toordinal() for a, b in itertools.pairwise(charged))
+    direct = {c for c in cadences if abs(gap - PERIOD_DAYS[c]) <= DIRECT_GAP_SHARE * PERIOD_DAYS[c]}
+    if Cadence.MONTHLY in direct and tolerance == 0 and len({d.day for d in days}) == 1 and days[0].day <= 28:
+        # Every known day on one day of the month (the commonest bill): the fit's answer, without it.
+        return [Schedule.monthly(days[0].day, roll=roll) for roll in rolls]
+
+    def fitted(tried: set[Cadence]) -> list[Fit]:
+        return fit(
+            days,
+            end=days[-1],
+            cadences=tried,
+            rolls=rolls,
+            default_roll=rolls[0],
+            tolerance=tolerance,
+            keep=RULES_SCORED,
+            limit=SCHEDULES_TRIED,
+        )
+
+    # The cadences the typical gap itself fits first: when one explains every day, the
+    # cadences that fit only with every other charge missing need not be tried.
+    fits = fitted(direct) if direct and direct != cadences else []
+    if not fits or fits[0].f1 < 1.0:
+        fits = fitted(cadences)
+    # Two days share a weekday's rank in the month as often as not: a rule "the third Monday"
+    # needs a third charge to tell it from the day of the month.
+    return [f.schedule for f in fits if f.schedule.nth is None or len(charged) >= MATURE_CHARGES]
 
 
-def _judge(candidate: _Candidate, schedules: Iterable[Schedule], as_of: date) -> _Evidence | None:
+def _judge(candidate: _Candidate, schedules: Iterable[Schedule], as_of: date, *, card: bool) -> _Evidence | None:
     """The schedule the evidence supports best, with its evidence."""
-    card = _card_like(candidate.txns)
-    judged = [_match(candidate, schedule, as_of, card=card) for schedule in schedules]
+    identical = _identical_amounts(candidate)
+    judged = [_match(candidate, schedule, as_of, card=card, identical=identical) for schedule in schedules]
     return min(judged, key=_rank, default=None)
 
 
-def _worth_fitting(candidate: _Candidate, group: Sequence[Txn]) -> bool:
+def _worth_fitting(candidate: _Candidate, group: Sequence[Txn], repeated: Container[str]) -> bool:
     """Whether the candidate could pass at all (the fit is the costly part): three charge days,
-    or two when they are all the payee charged (a quarterly or annual bill); a varying amount
-    only as a bill."""
+    or two when the payee charged nothing else since but amounts it charges again (``repeated``:
+    maybe another bill; see ``_twice_seen``); a varying amount only as a bill or a card's
+    autopay."""
     days = len({charge_day(t) for t in candidate.txns})
-    if days < DEFAULT_MIN_CHARGES and (days < 2 or len(candidate.txns) != len(group)):
+    if days < DEFAULT_MIN_CHARGES and (days < 2 or _busy(candidate, group, since_first=True, bills=repeated)):
+        return False
+    if days < BUSY_MIN_CHARGES and (_everyday(candidate.txns) or _busy(candidate, group, bills=repeated)):
+        return False  # where chance alignments are likely, four charges are needed (_chance_ruled_out)
+    if _everyday(candidate.txns) and not _could_keep_a_day(candidate.txns):
         return False
     if candidate.segments:
         return True
+    if _kind(candidate.txns) is Kind.CARD_PAYMENT:
+        return True
     amounts = [t.amount for t in candidate.txns]
     return _mostly_bills(candidate.txns) and max(amounts) <= VARIABLE_SPREAD * min(amounts)
+
+
+def _could_keep_a_day(txns: Sequence[Txn]) -> bool:
+    """Whether enough charges share a weekday or a day of the month for everyday spending to
+    pass as a bill: ``_chance_ruled_out`` asks three quarters of the matched charges on the day,
+    and a schedule matches at least 60 % of them (``MIN_PRECISION_WITH_EXTRAS``). Coffee most
+    mornings and a car wash every two weeks or so fail here, before the costly fit."""
+    weekdays, month_days = [0] * 7, [0] * 32
+    for txn in txns:
+        day = charge_day(txn)
+        weekdays[day.weekday()] += 1
+        month_days[day.day] += 1
+    return max(*weekdays, *month_days) >= BUSY_MIN_EXACT * MIN_PRECISION_WITH_EXTRAS * len(txns)
 
 
 def _could_explain(cadence: Cadence, days: Sequence[date]) -> bool:
@@ -356,13 +556,17 @@ def _could_explain(cadence: Cadence, days: Sequence[date]) -> bool:
 
 
 def _rank(e: _Evidence) -> tuple[int, int, int, int, float]:
-    """Most charges explained, fewest scheduled charges missing, most on the day, fewest early
-    (a debit runs late, not early: "the 8th, one late" beats "the 9th or the business day
+    """Most charges explained, fewest scheduled charges missing between them (those missing
+    since the last one say whether the stream stopped, not which schedule it kept: the weekend
+    roll that puts a missed charge a day later must not win by it), most on the day, fewest
+    early (a debit runs late, not early: "the 8th, one late" beats "the 9th or the business day
     before, one early"), closest."""
-    return (-len(e.matched), e.due - len(e.matched), -e.exact, e.early, e.residual)
+    return (-len(e.matched), e.due - e.trailing - len(e.matched), -e.exact, e.early, e.residual)
 
 
-def _match(candidate: _Candidate, schedule: Schedule, as_of: date, *, card: bool) -> _Evidence:
+def _match(
+    candidate: _Candidate, schedule: Schedule, as_of: date, *, card: bool, identical: Mapping[str, bool]
+) -> _Evidence:
     """Pair scheduled days with charges, oldest first, each with its nearest free charge:
     one on its day, up to ``TOLERANCE_DAYS`` early or ``LATE_DAYS`` (a business day) late;
     a charge known only by its posting day, up to ``POSTING_LAG_DAYS`` after its day.
@@ -370,35 +574,58 @@ def _match(candidate: _Candidate, schedule: Schedule, as_of: date, *, card: bool
     stop_after = STOP_AFTER_DAYS[schedule.cadence] + (CARD_STOP_EXTRA_DAYS if card else 0)
     first = min(charge_day(t) for t in candidate.txns) - timedelta(days=EARLIEST_SCHEDULED_DAYS)
     free = list(candidate.txns)
+    # A card charge known only by its posting day is placed within its posting lag; when the
+    # bank reports no authorization day for any of them, the posting days are the clock.
+    posting_clock = not card or not any(t.authorized_day for t in candidate.txns)
+    identical = identical if schedule.cadence in JITTER_CADENCES else {}
     matched: list[Txn] = []
-    exact, distance, due, dated, early = 0, 0, 0, 0, 0
+    exact, jittered, distance, due, dated, early, trailing = 0, 0, 0, 0, 0, 0, 0
+    recent = 0  # scheduled charges missing since the last match, not yet overdue
     overdue: date | None = None
     for day in schedule.dates(first, as_of):
         best = _nearest(free, day, *_window(day))
         if best is not None:
             free.remove(best)
             matched.append(best)
-            if best.authorized_day or not card:
+            if best.authorized_day or posting_clock:
                 dated += 1
-                exact += charge_day(best) == day
-                early += charge_day(best) < day
-                distance += abs((charge_day(best) - day).days)
-            due += 1
-            overdue = None
+                offset = (charge_day(best) - day).days
+                if offset and abs(offset) <= TOLERANCE_DAYS and identical.get(best.txn_id):
+                    jittered += 1  # on schedule: the authorization or the debit a day or two off
+                else:
+                    exact += offset == 0
+                    early += offset < 0
+                    distance += abs(offset)
+            due += 1 + recent  # (a charge missing before a later one was missed, overdue or not)
+            overdue, trailing, recent = None, 0, 0
         elif matched and (as_of - day).days > stop_after:
             due += 1
-            overdue = overdue or day
+            overdue, trailing = overdue or day, trailing + 1
+        elif matched:
+            recent += 1
     return _Evidence(
         candidate=candidate,
         schedule=schedule,
         matched=tuple(matched),
         due=due,
         exact=exact,
+        jittered=jittered,
         dated=dated,
         early=early,
-        residual=distance / dated if dated else 0.0,
+        residual=distance / (dated - jittered) if dated > jittered else 0.0,
         overdue=overdue,
+        trailing=trailing,
     )
+
+
+def _identical_amounts(candidate: _Candidate) -> dict[str, bool]:
+    """Per charge, whether it is at its price level's most common amount to the cent (a plan's
+    price: strong evidence that a charge a day or two off its day is still the bill's)."""
+    out: dict[str, bool] = {}
+    for segment in candidate.segments:
+        common = Counter(t.amount for t in segment).most_common(1)[0][0]
+        out.update((t.txn_id, t.amount == common) for t in segment)
+    return out
 
 
 @lru_cache(maxsize=4096)
@@ -422,8 +649,9 @@ def _nearest(free: Sequence[Txn], day: date, late: int, posted_by: int) -> Txn |
     return best
 
 
-def _accepted(e: _Evidence, group: Sequence[Txn]) -> bool:
-    """Whether the evidence makes ``e`` a recurring expense (see the module docstring)."""
+def _accepted(e: _Evidence, group: Sequence[Txn], bills: Container[str] = frozenset()) -> bool:
+    """Whether the evidence makes ``e`` a recurring expense (see the module docstring).
+    ``bills``: the ids of the payee's charges that other streams explain (not shopping)."""
     matched = len(e.matched)
     if e.overdue is not None:
         return False  # stopped: cancelled, paid off, moved
@@ -431,18 +659,21 @@ def _accepted(e: _Evidence, group: Sequence[Txn]) -> bool:
         return False
     if e.precision < MIN_PRECISION and not _exact_despite_extras(e):
         return False
-    if e.residual > MAX_RESIDUAL or e.dated - e.exact > max(1, int(MAX_OFF_DAY_SHARE * e.dated)):
+    off_day = e.dated - e.exact - e.jittered
+    if e.residual > MAX_RESIDUAL or off_day > max(1, int(MAX_OFF_DAY_SHARE * e.dated)):
         return False
     if e.exact < MIN_EXACT_CHARGES:
         return False  # known only by posting days (a card's lag): too loose to tell a habit
-    return _chance_ruled_out(e, group) and _amounts_fit(e, group)
+    if e.cadence in SHORT_CADENCES and e.exact < BUSY_MIN_EXACT * e.dated:
+        return False  # a habit every week or two drifts a day or two; a weekly bill keeps its day
+    return _chance_ruled_out(e, group, bills) and _amounts_fit(e, group, bills)
 
 
-def _chance_ruled_out(e: _Evidence, group: Sequence[Txn]) -> bool:
+def _chance_ruled_out(e: _Evidence, group: Sequence[Txn], bills: Container[str]) -> bool:
     """A shop the user visits anyway, or everyday spending: a few visits can line up with some
     schedule by chance, so ask for more charges, mostly on the day, and (at a busy payee) none
     missing and not a weekly rhythm an everyday shop falls into."""
-    busy, everyday = _busy(e.candidate, group), _everyday(e.matched)
+    busy, everyday = _busy(e.candidate, group, bills=bills), _everyday(e.matched)
     if not (busy or everyday):
         return True
     matched = len(e.matched)
@@ -454,26 +685,45 @@ def _chance_ruled_out(e: _Evidence, group: Sequence[Txn]) -> bool:
     return not (busy and e.candidate.segments and not _identical(e.candidate, e.matched))
 
 
-def _amounts_fit(e: _Evidence, group: Sequence[Txn]) -> bool:
-    """A fixed price per level; a varying amount only for a bill; twice seen, nothing else."""
+def _amounts_fit(e: _Evidence, group: Sequence[Txn], bills: Container[str]) -> bool:
+    """A fixed price per level; a varying amount only for a bill, any for a card's autopay
+    (the statement balance); twice seen, see ``_twice_seen``."""
     amounts = [t.amount for t in e.matched]
+    card_payment = _kind(e.matched) is Kind.CARD_PAYMENT
     if not e.candidate.segments:
+        if e.precision < VARYING_MIN_PRECISION:
+            return False
+        if card_payment:
+            return e.cadence is Cadence.MONTHLY and (len(amounts) > 2 or _twice_seen(e, group, bills))
         varying_ok = e.cadence in {Cadence.MONTHLY, Cadence.SEMI_MONTHLY, Cadence.QUARTERLY}
-        if not varying_ok or not _mostly_bills(e.matched) or e.precision < VARYING_MIN_PRECISION:
+        if not varying_ok or not _mostly_bills(e.matched):
             return False
         if max(amounts) > VARIABLE_SPREAD * min(amounts):
             return False
     if len(amounts) == 2:
-        # Seen twice (a quarterly or annual bill): nothing else from the payee, on the day (or
-        # one late debit), and the same amount unless it is a utility or insurance bill.
+        if not _twice_seen(e, group, bills):
+            return False
         same = _same_level(amounts[0], amounts[1])
         bill = any(_bill(t) for t in e.matched)
-        on_day = e.early == 0 and e.exact >= max(1, e.dated - 1)
-        if len(group) != len(e.candidate.txns) or not on_day or not (same or bill):
-            return False
-        if max(amounts) > TWICE_SEEN_SPREAD * min(amounts):
-            return False
+        return (same or bill) and max(amounts) <= TWICE_SEEN_SPREAD * min(amounts)
     return True
+
+
+def _twice_seen(e: _Evidence, group: Sequence[Txn], bills: Container[str]) -> bool:
+    """A stream seen twice (a monthly bill's early detection, a quarterly or annual bill): the
+    payee charged nothing else since the first charge (a shop's purchases can repeat an amount
+    a month apart by chance; Plaid naming them another merchant clears them), and on its day:
+    none early, and the other at most a business day late, or a day or two off at the very
+    same amount; a P2P payment only when its line names whom it paid."""
+    on_day = e.early == 0 and e.exact + e.jittered >= max(1, e.dated - 1)
+    if any(unnamed_p2p(t) for t in e.matched):
+        return False  # the same payee? the line does not say
+    return on_day and not _busy(e.candidate, group, since_first=True, bills=bills)
+
+
+def _kind(txns: Sequence[Txn]) -> Kind:
+    cards = sum(is_card_payment(t) for t in txns)
+    return Kind.CARD_PAYMENT if 2 * cards >= len(txns) else Kind.BILL
 
 
 def _mostly_bills(txns: Sequence[Txn]) -> bool:
@@ -499,16 +749,29 @@ def _exact_despite_extras(e: _Evidence) -> bool:
     )
 
 
-def _busy(candidate: _Candidate, group: Sequence[Txn]) -> bool:
-    """The payee charged other amounts while the candidate ran (a shop, not only a bill).
-    Charges Plaid names another merchant do not count: "Amazon Prime" among "Amazon" orders."""
-    first, last = charge_day(candidate.txns[0]), charge_day(candidate.txns[-1])
+def _busy(
+    candidate: _Candidate, group: Sequence[Txn], *, since_first: bool = False, bills: Container[str] = frozenset()
+) -> bool:
+    """The payee charged other amounts while the candidate ran (or, ``since_first``, since its
+    first charge): a shop, not only a bill. Charges Plaid names another merchant do not count
+    ("Amazon Prime" among "Amazon" orders; when Plaid names none of the candidate's, a merchant
+    whose name is not on its lines: "The Home Depot" beside "WF HOME MTG AUTO PAY"), nor
+    ``bills``, another stream's charges (two loans with one servicer)."""
+    first = charge_day(candidate.txns[0])
+    last = date.max if since_first else charge_day(candidate.txns[-1])
     names = {t.merchant_name for t in candidate.txns if t.merchant_name}
+    lines = set() if names else {w for t in candidate.txns for w in payee_words(t.name)}
     ids = {t.txn_id for t in candidate.txns}
+
+    def same_merchant(txn: Txn) -> bool:
+        if not txn.merchant_name:
+            return True
+        return txn.merchant_name in names if names else set(payee_words(txn.merchant_name)) <= lines
+
     return any(
-        first <= charge_day(t) <= last and (not names or t.merchant_name in names or not t.merchant_name)
+        first <= charge_day(t) <= last and same_merchant(t)
         for t in group
-        if t.txn_id not in ids
+        if t.txn_id not in ids and t.txn_id not in bills
     )
 
 
@@ -518,24 +781,27 @@ def _identical(candidate: _Candidate, matched: Sequence[Txn]) -> bool:
     return all(len({t.amount for t in segment if t.txn_id in on}) <= 1 for segment in candidate.segments)
 
 
-def _streams(group: Sequence[Txn], as_of: date) -> list[RecurringExpense]:
+def _streams(group: Sequence[Txn], as_of: date, bank: _Bank) -> list[RecurringExpense]:
     if len({charge_day(t) for t in group}) < 2:
         return []
-    accepted = []
+    judged: list[_Evidence] = []
     fitted: dict[tuple[Txn, ...], list[Schedule]] = {}
+    repeated = frozenset(t.txn_id for level in _levels(group) if len({charge_day(t) for t in level}) > 1 for t in level)
     for candidate in _candidates(group):
-        if not _worth_fitting(candidate, group):
+        if not _worth_fitting(candidate, group, repeated):
             continue
+        card = _card_like(candidate.txns, bank.authorized_apart)
         if len(candidate.segments) == 2 and any(seg in fitted for seg in candidate.segments):
             # A price change keeps the schedule: reuse what its levels were fitted to.
             schedules = [s for seg in candidate.segments for s in fitted.get(seg, ())]
         else:
-            schedules = _schedules(candidate.txns)
+            schedules = _schedules(candidate.txns, card=card, keep_weekends=bank.debits_keep_weekends)
             if len(candidate.segments) == 1:
                 fitted[candidate.segments[0]] = schedules
-        evidence = _judge(candidate, schedules, as_of)
-        if evidence is not None and _accepted(evidence, group):
-            accepted.append(evidence)
+        evidence = _judge(candidate, schedules, as_of, card=card)
+        if evidence is not None:
+            judged.append(evidence)
+    accepted = _accepted_at(group, judged)
     # Overlapping candidates (a level and the price change containing it): the one that
     # explains most charges, then the one with fewer charges off schedule.
     accepted.sort(key=lambda e: (-len(e.matched), -e.precision, e.residual, len(e.candidate.segments) or 9))
@@ -546,16 +812,35 @@ def _streams(group: Sequence[Txn], as_of: date) -> list[RecurringExpense]:
         if ids & taken:
             continue
         taken |= ids
-        out.append(_expense(evidence, as_of))
+        out.append(_expense(evidence, as_of, bank.prefixes))
     return out
 
 
-def _expense(e: _Evidence, as_of: date) -> RecurringExpense:
+def _accepted_at(group: Sequence[Txn], judged: Sequence[_Evidence]) -> list[_Evidence]:
+    """The candidates accepted at one payee. A candidate that fails only because the payee
+    charged other amounts is accepted when other candidates there, accepted or seen three
+    times, explain those charges: two bills at one payee (two loans with one servicer, two plans
+    with one app store) are not shopping."""
+    accepted = [e for e in judged if _accepted(e, group)]
+    if len(accepted) == len(judged):
+        return accepted
+    everything = frozenset(t.txn_id for t in group)
+    quiet = [e for e in judged if e not in accepted and _accepted(e, group, everything)]
+    pool = accepted + [e for e in quiet if len(e.matched) >= MATURE_CHARGES]
+    for e in quiet:
+        own = {t.txn_id for t in e.candidate.txns}
+        others = frozenset(t.txn_id for o in pool if o is not e for t in o.matched) - own
+        if _accepted(e, group, others):
+            accepted.append(e)
+    return accepted
+
+
+def _expense(e: _Evidence, as_of: date, prefixes: Container[str]) -> RecurringExpense:
     matched, segments = e.matched, e.candidate.segments
     current = [t for t in matched if t in segments[-1]] if segments else list(matched)
     last = matched[-1]
     return RecurringExpense(
-        merchant=readable_name(matched),
+        merchant=readable_name(matched, prefixes),
         frequency=e.cadence.value,
         average_amount=round(statistics.fmean(t.amount for t in current or matched)),
         next_date=e.next_date(as_of),
@@ -565,6 +850,8 @@ def _expense(e: _Evidence, as_of: date) -> RecurringExpense:
         last_amount=last.amount,
         fixed_amount=bool(segments),
         schedule=e.schedule.describe(),
+        status=(Status.MATURE if len(matched) >= MATURE_CHARGES else Status.EARLY_DETECTION).value,
+        kind=_kind(matched).value,
     )
 
 

@@ -168,7 +168,10 @@ def _last_page(user_id: str, now: datetime) -> object:
 def _mine(user_id: str, now: datetime) -> object:
     from chalicelib.insight.data import insights
 
-    mine = insights.Mine(user_id, now, "PAVE", pave_request_id=str(uuid.uuid4()), recurring_count=8, ritual_count=4)
+    window = {"window_start": (now - timedelta(days=120)).date(), "window_end": now.date()}
+    mine = insights.Mine(
+        user_id, now, "PAVE", pave_request_id=str(uuid.uuid4()), recurring_count=8, ritual_count=4, details=window
+    )
     return insights.put_insights(mine)
 
 

@@ -7,14 +7,15 @@ timeline of outflows and inflows in the API's transaction shape, built to be har
   weekday, ACH bills (rent, mortgage, utilities with seasonal amounts, loans, insurance,
   childcare) settling on the Federal Reserve calendar (usually the next business day, some
   billers the previous one), weekly and biweekly services, semi-monthly payments, quarterly
-  and annual bills; price increases and plan downgrades, promotions ending, cancellations,
-  loans paid off, free trials that convert (or not), card posting lag, a few late retries;
+  and annual bills, credit-card autopay from checking; price increases and plan downgrades,
+  promotions ending, cancellations, loans paid off, free trials that convert (or not), card
+  posting lag, a few late retries;
 * everyday spending that looks periodic but is not a bill: weekly groceries on a favourite
   day, coffee most weekdays at the same price, transit taps, fuel every so many days, lunch,
   fixed-price habits whose timing drifts (car wash, haircut, laundry);
 * one-off purchases (some refunded), app-store purchases under a subscription's statement line,
-  own-account transfers (to savings, to investment apps, credit-card autopay) with or without
-  their counterpart in a linked account, cash withdrawals, P2P payments, payroll;
+  own-account transfers (to savings, to investment apps) with or without their counterpart in
+  a linked account, cash withdrawals, P2P payments, payroll;
 * noise: statement lines as different banks print them (card prefixes, ACH company ids,
   reference numbers, dates), Plaid's ``merchant_name`` present for some payees only, missing
   or wrong categories.
@@ -48,9 +49,10 @@ WEEKLY, BIWEEKLY, SEMI_MONTHLY, MONTHLY, QUARTERLY, ANNUALLY = (
     "QUARTERLY",
     "ANNUALLY",
 )
-#: A stream is expected once this many of its charges are visible (Plaid calls a stream mature
-#: at three charges, two for annual ones; quarterly bills are as rare, so two as well).
-MIN_CHARGES = {WEEKLY: 3, BIWEEKLY: 3, SEMI_MONTHLY: 3, MONTHLY: 3, QUARTERLY: 2, ANNUALLY: 2}
+#: A stream is expected once this many of its charges are visible: two for monthly, quarterly and
+#: annual bills (Plaid reports a stream seen twice as ``EARLY_DETECTION``, and a new user's
+#: rent is as much a bill as anyone's), three for the shorter cadences.
+MIN_CHARGES = {WEEKLY: 3, BIWEEKLY: 3, SEMI_MONTHLY: 3, MONTHLY: 2, QUARTERLY: 2, ANNUALLY: 2}
 #: A cancellation counts once the first missing charge is this many days overdue: before that
 #: nobody looking at the account can tell a cancelled stream from a late one.
 CANCEL_GRACE_DAYS = {WEEKLY: 4, BIWEEKLY: 5, SEMI_MONTHLY: 5, MONTHLY: 7, QUARTERLY: 15, ANNUALLY: 30}
@@ -903,8 +905,9 @@ class _UserBuilder:
                 self._txn(self.accounts["checking"], day, amount, payee, "transfer:investment", card=False)
 
     def _card_autopay(self) -> None:
-        """The credit card's monthly autopay from checking (statement balance or a fixed sum);
-        the card account shows the payment coming in when it is linked."""
+        """The credit card's monthly autopay from checking (statement balance or a fixed sum): for
+        the user's cash flow a bill, a true stream of kind ``card_payment``. The card account shows
+        the payment coming in when it is linked."""
         rng, credit = self.rng, self.accounts.get("credit")
         if credit or rng.random() < 0.3:
             issuer, line = rng.choice(cat.CARD_ISSUERS)
@@ -914,11 +917,16 @@ class _UserBuilder:
             )
             fixed = rng.random() < 0.25
             amount = rng.randint(100, 800) * 100
-            for day in monthly(self.noise[0], self.noise[1], rng.randint(1, 28)):
-                cents = amount if fixed else rng.randint(8000, 250000)
-                self._txn(self.accounts["checking"], roll(day, NEXT), cents, autopay, "transfer:card", card=False)
-                if credit:
-                    self._txn(credit, roll(day, NEXT), -cents, thanks, "transfer:card", card=False)
+            balances: dict[date, int] = {}
+
+            def cents(day: date) -> int:
+                return balances.setdefault(day, amount if fixed else rng.randint(8000, 250000))
+
+            days = monthly(self.span[0], self.span[1], rng.randint(1, 28))
+            stream = self._stream(autopay, "card_payment", MONTHLY, days, cents, card=False, rule=NEXT)
+            if credit:
+                for charge in stream.charges:
+                    self._txn(credit, charge.posted, -charge.amount, thanks, "transfer:card", card=False)
 
     def _cash(self) -> None:
         """Cash every week or so, usually the same round sum."""

@@ -15,7 +15,7 @@ from chalicelib.insight.data.recurring_expenses import Expense
 from ops.fakes.auth0 import FakeAuth0
 from ops.fakes.pave import FakePave
 from tests.api.conftest import Api, error_code
-from tests.insight.pave.support import polls_queued, realistic, store_user
+from tests.insight.pave.support import pave_mine, polls_queued, realistic, store_user
 
 pytestmark = pytest.mark.integration
 
@@ -58,7 +58,7 @@ def test_the_newest_mine_answers(api: Api, user_id: str) -> None:
     now = utcnow()
     older, newer = now - timedelta(hours=5), now - timedelta(hours=1)
     for mined_at, merchant in ((older, "Old Gym"), (newer, "Spotify")):
-        insights.put_insights(insights.Mine(user_id, mined_at, "PAVE", "req_x", 1, 0))
+        insights.put_insights(pave_mine(user_id, mined_at, "req_x", 1))
         recurring_expenses.put_recurring_expenses(
             [Expense(user_id, mined_at, f"m-{merchant}", "MONTHLY", 1099, now.date() + timedelta(days=4), merchant)]
         )
@@ -76,6 +76,9 @@ def test_without_a_pave_mine_our_detector_answers(api: Api, user_id: str) -> Non
     assert (body["source"], body["mined_at"]) == ("ours", None)
     assert all(e["merchant_id"] is None for e in body["expenses"])
     assert ("Netflix", "MONTHLY", 1549) in {(e["merchant_name"], e["frequency"], e["amount"]) for e in body["expenses"]}
+    # AND each expense says how much evidence it has and what it pays
+    netflix = next(e for e in body["expenses"] if e["merchant_name"] == "Netflix")
+    assert (netflix["status"], netflix["kind"]) == ("MATURE", "bill")
 
 
 def test_the_score_is_404_until_pave_scored_the_user_then_the_latest(

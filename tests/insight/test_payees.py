@@ -6,7 +6,16 @@ from typing import Any
 
 import pytest
 
-from chalicelib.insight.payees import is_own_transfer, merchant_key, paired_transfers, payee_groups, readable_name
+from chalicelib.insight.payees import (
+    bank_prefixes,
+    is_card_payment,
+    is_own_transfer,
+    merchant_key,
+    paired_transfers,
+    payee_groups,
+    readable_name,
+    unnamed_p2p,
+)
 from chalicelib.insight.transactions import Txn, parse
 
 
@@ -93,6 +102,51 @@ def test_payments_to_other_people_and_bills_are_not_own_transfers() -> None:
     )
     assert not is_own_transfer(zelle)
     assert not is_own_transfer(txn("TOYOTA FINANCIAL DES:AUTOPAY ID:4471"))
+
+
+def test_a_banks_own_line_prefix_is_learnt_from_the_lines_plaid_names() -> None:
+    # GIVEN a bank that opens card lines with "DBT CRD" and the day, on lines of three merchants
+    # Plaid names, and two lines it does not name
+    named = [
+        txn("DBT CRD 0424 STARZ ENTERTAINMENT 11", merchant="Starz", txn_id="a"),
+        txn("DBT CRD 0502 NETFLIX.COM", merchant="Netflix", txn_id="b"),
+        txn("DBT CRD 0511 SPOTIFY P3F7A2", merchant="Spotify", txn_id="c"),
+    ]
+    unnamed = [
+        txn("DBT CRD 0424 IHEARTRADIO ALL ACCESS", txn_id="d"),
+        txn("DBT CRD 0427 THE HOME DEPOT #8811", txn_id="e"),
+    ]
+    # WHEN the prefixes are learnt
+    prefixes = bank_prefixes(named + unnamed)
+    # THEN its words are the bank's, and the unnamed lines keep their own payees
+    assert prefixes == {"DBT", "CRD"}
+    assert [merchant_key(t, prefixes) for t in unnamed] == ["IHEARTRADIO", "HOME"]
+    assert len(payee_groups(unnamed, prefixes)) == 2 and len(payee_groups(unnamed)) == 1
+    assert readable_name(unnamed[:1], prefixes) == "Iheartradio All Access"
+    # AND a word one merchant's lines open with (its own brand) is no prefix
+    walmart = [txn("WMT PLUS 6008", merchant="Walmart", txn_id=f"w{k}") for k in range(3)]
+    assert bank_prefixes(walmart) == frozenset()
+
+
+def test_a_p2p_payment_is_keyed_by_whom_the_line_names_whatever_plaid_calls_it() -> None:
+    to_maria = txn("VENMO *MARIA ALVAREZ", merchant="Venmo")
+    to_lee = txn("PREAUTHORIZED DEBIT VENMO *LEE WONG", merchant="Venmo")
+    nameless = txn("VENMO PAYMENT 1023884", merchant="Venmo")
+    assert (merchant_key(to_maria), merchant_key(to_lee)) == ("VENMO MARIA ALVAREZ", "VENMO LEE WONG")
+    assert unnamed_p2p(nameless) and not unnamed_p2p(to_maria)
+    assert not unnamed_p2p(txn("NETFLIX.COM", merchant="Netflix"))
+
+
+def test_a_card_payment_is_told_by_its_category_or_its_line_and_only_as_an_outflow() -> None:
+    card_pfc = {"primary": "LOAN_PAYMENTS", "detailed": "LOAN_PAYMENTS_CREDIT_CARD_PAYMENT"}
+    assert is_card_payment(txn("CITI AUTOPAY PAYMENT 8812 WEB", personal_finance_category=card_pfc))
+    assert is_card_payment(txn("ANYTHING", category=["Payment", "Credit Card"]))
+    assert is_card_payment(txn("CHASE CREDIT CRD AUTOPAY PPD ID: 4471"))
+    assert is_card_payment(txn("WF CREDIT CARD AUTO PAY 8812"))
+    # the card's side of the payment (money in) and other autopays are not
+    assert not is_card_payment(txn("AUTOMATIC PAYMENT - THANK YOU", amount=-5000, personal_finance_category=card_pfc))
+    assert not is_card_payment(txn("TOYOTA FINANCIAL DES:AUTOPAY ID:4471"))
+    assert not is_card_payment(txn("TMOBILE*AUTO PAY 800-937-8997 WA"))
 
 
 def test_counterparts_pair_one_to_one_closest_first() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.insight.recurring import RecurringExpense, detect
+from chalicelib.insight.recurring import Kind, RecurringExpense, Status, detect
 from chalicelib.insight.transactions import InvalidTransactionError
 
 FREQUENCIES = {"WEEKLY", "BIWEEKLY", "SEMI_MONTHLY", "MONTHLY", "QUARTERLY", "ANNUALLY"}
@@ -221,6 +221,109 @@ def test_the_same_payee_printed_several_ways_is_one_stream() -> None:
     assert (len(stream.transaction_ids), stream.merchant, stream.account_id) == (4, "SiriusXM", "credit")
 
 
+# --- the guarantees: jitter, new users, autopay, habits, cancellations -------------------------
+
+
+def test_identical_charges_a_day_or_two_off_their_day_are_one_mature_stream_on_the_schedule() -> None:
+    # GIVEN Netflix at 7.75 posted on the 23rd six months running, its authorizations wandering:
+    # the 21st, 23rd, 22nd, 23rd, 25th and 23rd
+    posted = monthly_days("2026-01-23", 6)
+    authorized = [day + timedelta(days=jitter) for day, jitter in zip(posted, (-2, 0, -1, 0, 2, 0), strict=True)]
+    rows = [
+        txn(p, 775, "NETFLIX.COM 866-579-7172 CA", authorized=a, merchant="Netflix")
+        for p, a in zip(posted, authorized, strict=True)
+    ]
+    # WHEN detecting on 2 July
+    stream = only(detect(rows, d("2026-07-02")))
+    # THEN one mature monthly stream of all six charges, next on the schedule's day, the 23rd
+    assert (stream.frequency, stream.status, stream.kind) == ("MONTHLY", Status.MATURE, Kind.BILL)
+    assert len(stream.transaction_ids) == 6
+    assert stream.next_date == d("2026-07-23")
+
+
+def test_a_new_users_rent_seen_twice_is_an_early_detection() -> None:
+    # GIVEN a new user's history: rent debited on 1 April and 1 May, the same amount
+    rows = ach([d("2026-04-01"), d("2026-05-01")], 185000, "OAK HILL APTS RENT 55012", pfc="RENT_AND_UTILITIES_RENT")
+    # WHEN detecting on 20 May
+    stream = only(detect(rows, d("2026-05-20")))
+    # THEN one monthly stream with two charges, flagged as an early detection, next on 1 June
+    assert (stream.frequency, stream.status, stream.kind) == ("MONTHLY", Status.EARLY_DETECTION, Kind.BILL)
+    assert (stream.average_amount, stream.next_date) == (185000, d("2026-06-01"))
+
+
+def test_a_bill_seen_twice_survives_a_wrong_category_and_a_shop_sharing_a_word_of_its_line() -> None:
+    # GIVEN a mortgage debited on 1 May and 1 June, once filed under food by mistake, and a
+    # purchase at The Home Depot between them (both payees key on "HOME")
+    rows = ach([d("2026-05-01")], 104142, "WF HOME MTG AUTO PAY", pfc="LOAN_PAYMENTS_MORTGAGE_PAYMENT")
+    rows += ach([d("2026-06-01")], 104142, "WF HOME MTG AUTO PAY", pfc="FOOD_AND_DRINK_OTHER_FOOD_AND_DRINK")
+    rows += card([d("2026-05-19")], 3053, "THE HOME DEPOT #16922", merchant="The Home Depot")
+    # WHEN detecting on 22 June THEN the mortgage is an early detection, next on 1 July
+    stream = only(detect(rows, d("2026-06-22")))
+    assert (stream.status, stream.next_date, stream.average_amount) == (Status.EARLY_DETECTION, d("2026-07-01"), 104142)
+
+
+def test_a_debit_keeps_its_day_at_a_bank_whose_debits_post_on_weekends() -> None:
+    # GIVEN rent debited on Monday 15 June and Wednesday 15 July (the 15th of August is a Saturday)
+    rent = ach([d("2026-06-15"), d("2026-07-15")], 150000, "OAK HILL APTS RENT 55012", pfc="RENT_AND_UTILITIES_RENT")
+    # WHEN nothing shows how the bank posts a debit due on a weekend THEN the next business day
+    assert only(detect(rent, d("2026-07-20"))).next_date == d("2026-08-17")
+    # BUT WHEN the user's other bills by debit post on weekends (a Saturday water bill) THEN the
+    # rent keeps its day too
+    water = ach([d("2026-06-06")], 4120, "CITY WATER UTIL 8812", pfc="RENT_AND_UTILITIES_WATER")
+    found = {s.merchant: s for s in detect(rent + water, d("2026-07-20"))}
+    assert found["Oak Hill Apts"].next_date == d("2026-08-15")
+
+
+def test_card_autopay_from_checking_is_one_card_payment_stream_on_the_autopay_day() -> None:
+    # GIVEN the credit card's autopay on the 2nd, the statement balance, and the card's side of
+    # each payment in the linked card account
+    days = [d("2026-01-02"), d("2026-02-02"), d("2026-03-02"), d("2026-04-02")]
+    balances = [83122, 41290, 120044, 6512]
+    rows = ach(days, balances, "CHASE CREDIT CRD AUTOPAY PPD ID: 4471", pfc="LOAN_PAYMENTS_CREDIT_CARD_PAYMENT")
+    rows += [
+        txn(day, -cents, "AUTOMATIC PAYMENT - THANK YOU", account="card")
+        for day, cents in zip(days, balances, strict=True)
+    ]
+    # WHEN detecting on 20 April
+    stream = only(detect(rows, d("2026-04-20")))
+    # THEN one monthly stream of kind card_payment, whatever the balance, next on Monday 4 May
+    # (the 2nd is a Saturday)
+    assert (stream.frequency, stream.kind, stream.status) == ("MONTHLY", Kind.CARD_PAYMENT, Status.MATURE)
+    assert (stream.next_date, stream.average_amount, stream.fixed_amount) == (d("2026-05-04"), 62742, False)
+    # AND a new user's autopay seen twice is one too
+    stream = only(detect(rows[:2] + rows[4:6], d("2026-02-20")))
+    assert (stream.kind, stream.status, stream.next_date) == (
+        Kind.CARD_PAYMENT,
+        Status.EARLY_DETECTION,
+        d("2026-03-02"),
+    )
+
+
+def test_weekly_coffee_at_varying_amounts_is_not_recurring() -> None:
+    # GIVEN a café every Saturday for four months, a different order each time
+    rng = random.Random(5)
+    saturdays = [d("2026-01-03") + timedelta(weeks=k) for k in range(17)]
+    rows = [
+        txn(day + timedelta(days=1), rng.randint(525, 1480), "SQ *SWEET PEA BAKERY", authorized=day,
+            pfc="FOOD_AND_DRINK_COFFEE")
+        for day in saturdays
+    ]  # fmt: skip
+    # WHEN detecting on 30 April THEN nothing
+    assert detect(rows, d("2026-04-30")) == []
+
+
+def test_a_subscription_cancelled_more_than_a_period_and_its_grace_ago_is_not_reported() -> None:
+    # GIVEN Spotify at 11.99 on the 9th from January to April, then never again
+    rows = card(monthly_days("2026-01-09", 4), 1199, "SPOTIFY USA 877-778-1161 NY", merchant="Spotify")
+    # WHEN detecting two days after the May charge was due, it may still come
+    assert only(detect(rows, d("2026-05-11"))).next_date == d("2026-06-09")
+    # THEN once the last charge is more than a month and a week old, nothing
+    assert detect(rows, d("2026-05-18")) == []
+    # AND the same with only its last two charges in the window (a new user's history)
+    assert only(detect(rows[2:], d("2026-05-11"))).status == Status.EARLY_DETECTION
+    assert detect(rows[2:], d("2026-05-18")) == []
+
+
 # --- what is not a recurring expense -------------------------------------------------------
 
 
@@ -266,9 +369,6 @@ def test_transfers_between_own_accounts_are_not_expenses() -> None:
     # a transfer to a savings account at another bank (no category), and investing
     rows += ach(firsts, 25000, "ALLY BANK $TRANSFER 8812 PPD")
     rows += ach(firsts, 10000, "ROBINHOOD DEBITS 4471 WEB", merchant="Robinhood")
-    # the credit card's autopay, whatever the statement balance
-    rows += ach(firsts, [83122, 41290, 120044, 65012], "CHASE CREDIT CRD AUTOPAY PPD ID: 4471",
-                pfc="LOAN_PAYMENTS_CREDIT_CARD_PAYMENT")  # fmt: skip
     # cash, every Friday
     rows += ach([d("2026-01-02") + timedelta(weeks=k) for k in range(16)], 10000, "ATM WITHDRAWAL 8812 AUSTIN TX")
     assert detect(rows, d("2026-04-20")) == []
@@ -322,6 +422,8 @@ def test_the_result_has_the_contracted_fields() -> None:
     found = detect(rows, d("2026-04-25"))
     assert [s.merchant for s in found] == ["Comed", "Netflix"]  # largest monthly cost first
     for stream in found:
+        assert (stream.status, stream.kind) == (Status.MATURE, Kind.BILL)
+        assert stream.to_dict()["status"] == "MATURE" and stream.to_dict()["kind"] == "bill"
         assert stream.frequency in FREQUENCIES
         assert isinstance(stream.average_amount, int) and stream.average_amount > 0
         assert isinstance(stream.next_date, date) and stream.next_date > d("2026-04-25")

@@ -1,24 +1,27 @@
-"""The detector against generated ground truth: a small sample of the benchmark's development set
-(``make bench`` reports the full sets, and a held-out one)."""
+"""The detector against generated ground truth: small samples of both benchmark worlds (``make
+bench`` prints the full sets, and unseen seeds)."""
 
 from __future__ import annotations
 
+import pytest
+
 from chalicelib.insight.recurring import detect
-from ops.bench_recurring import DEVELOPMENT_SEED, evaluate
-from ops.recurring_baseline import naive_detect
-from ops.synthetic.spending import generate
+from ops.bench_recurring import WORLD_A_TUNING, WORLD_B_SEED, evaluate, world_a, world_b
+from ops.recurring_baseline import reference_detect
 
 
-def test_the_detector_finds_generated_recurring_expenses_with_a_margin_over_the_goal() -> None:
-    # GIVEN 12 generated users, each seen on two days with the 120 days the service keeps
-    users = list(generate(DEVELOPMENT_SEED, 12))
-    # WHEN both detectors run
-    model = evaluate(detect, users, 120)
-    baseline = evaluate(naive_detect, users, 120)
-    # THEN the model clears the F1 goal (0.95) with a margin, and far above the naive baseline
+@pytest.mark.parametrize(("world", "history"), [("A", 60), ("B", 90)])
+def test_the_detector_finds_generated_bills_far_above_the_reference(world: str, history: int) -> None:
+    # GIVEN 12 generated users of a world, each seen on its evaluation days with a short history
+    users = list(world_a(WORLD_A_TUNING, 12) if world == "A" else world_b(WORLD_B_SEED, 12))
+    # WHEN the detector and the plain reference run
+    model = evaluate(detect, users, history)
+    reference = evaluate(reference_detect, users, history)
+    # THEN the model finds the monthly and quarterly bills (many seen only twice) with a margin
+    # over the reference, and nearly all it reports is one (weekly and biweekly bills, which
+    # this truth leaves out, count against it)
     assert model.true_positives > 150
-    assert model.f1 >= 0.97, (model.precision, model.recall)
-    assert model.f1 >= baseline.f1 + 0.1
-    # AND its next charge days are right for nearly every stream it finds
-    assert model.share(model.next_exact) >= 0.9
-    assert model.share(model.frequency_right) >= 0.98
+    assert model.f1 >= reference.f1 + 0.1
+    assert model.precision >= 0.9 and model.recall >= 0.88, (model.precision, model.recall)
+    # AND its next dates are right for most streams it finds
+    assert model.share(model.next_exact) >= 0.85

@@ -19,6 +19,7 @@ from chalicelib.data import accounts, items, transactions
 from chalicelib.data.accounts import Account, Balances
 from chalicelib.data.transactions import Transaction
 from chalicelib.insight.data import tables as insight_tables
+from chalicelib.insight.data.insights import Mine
 from chalicelib.insight.history import RETENTION_DAYS
 from chalicelib.insight.pave_messages import Poll
 from chalicelib.settings import get_settings
@@ -34,6 +35,12 @@ ACCOUNT_ID = "acct-checking"
 
 
 # --- stored users ---------------------------------------------------------------------
+
+
+def pave_mine(user_id: str, mined_at: datetime, request_id: str, recurring_count: int = 0) -> Mine:
+    """A Pave mine as the miner records it, computed from 120 days of the user's transactions."""
+    window = {"window_start": (mined_at - timedelta(days=120)).date(), "window_end": mined_at.date()}
+    return Mine(user_id, mined_at, "PAVE", request_id, recurring_count, 0, details=window)
 
 
 def store_user(

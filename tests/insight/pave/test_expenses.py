@@ -10,7 +10,7 @@ from chalicelib.insight import expenses, history, pave_feed, pave_miner
 from chalicelib.insight.data import insights, recurring_expenses
 from chalicelib.insight.data.recurring_expenses import Expense
 from ops.fakes.pave import FakePave
-from tests.insight.pave.support import NOW, TODAY, polls_queued, realistic, store_user
+from tests.insight.pave.support import NOW, TODAY, pave_mine, polls_queued, realistic, store_user
 
 pytestmark = pytest.mark.integration
 
@@ -18,8 +18,8 @@ pytestmark = pytest.mark.integration
 def test_the_latest_pave_mine_answers_and_expired_rows_are_left_out(pave: FakePave, user_id: str) -> None:
     # GIVEN an older mine and a newer one, the newer with an expense whose TTL has passed
     older, newer = NOW - timedelta(days=2), NOW - timedelta(days=1)
-    insights.put_insights(insights.Mine(user_id, older, "PAVE", "req_a", 1, 0))
-    insights.put_insights(insights.Mine(user_id, newer, "PAVE", "req_b", 2, 0))
+    insights.put_insights(pave_mine(user_id, older, "req_a", 1))
+    insights.put_insights(pave_mine(user_id, newer, "req_b", 2))
     recurring_expenses.put_recurring_expenses(
         [
             Expense(user_id, older, "m-old", "MONTHLY", 500, TODAY + timedelta(days=3), "Old Gym"),
@@ -42,6 +42,24 @@ def test_a_mine_older_than_the_limit_does_not_answer(pave: FakePave, user_id: st
     # WHEN the expenses are read THEN our detector answers instead
     found = expenses.recurring_expenses_of(user_id, NOW)
     assert (found.source, found.mined_at, found.expenses) == (expenses.Source.OURS, None, ())
+
+
+def test_a_pave_mine_that_covers_none_of_the_users_transactions_is_no_answer(pave: FakePave, user_id: str) -> None:
+    # GIVEN a user with transactions whose only Pave mine was computed from none of them (a new
+    # user's first upload carried only removals), and another whose mine covers them
+    store_user(user_id, realistic(user_id))
+    empty = insights.Mine(user_id, NOW, "PAVE", "req_a", 0, 0, details={"window_start": None, "window_end": None})
+    insights.put_insights(empty)
+    # WHEN the expenses are read
+    found = expenses.recurring_expenses_of(user_id, NOW)
+    # THEN our detector answered, with its bills, not Pave with nothing
+    assert (found.source, found.mined_at) == (expenses.Source.OURS, None)
+    assert "Netflix" in {e.merchant_name for e in found.expenses}
+    assert all(e.status in {"EARLY_DETECTION", "MATURE"} and e.kind in {"bill", "card_payment"} for e in found.expenses)
+    # AND once a mine covers the transactions, Pave answers, even with no expense at all
+    insights.put_insights(pave_mine(user_id, NOW + timedelta(minutes=1), "req_b"))
+    found = expenses.recurring_expenses_of(user_id, NOW + timedelta(minutes=2))
+    assert (found.source, found.expenses) == (expenses.Source.PAVE, ())
 
 
 def test_without_pave_our_detector_answers_over_the_payday_models_history(pave: FakePave, user_id: str) -> None:

@@ -18,14 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import date, datetime, timedelta
+from typing import Any, Protocol
 
 from chalicelib.data.money import from_dynamo
 from chalicelib.data.ttl import TRANSACTION_RETENTION_DAYS
-
-if TYPE_CHECKING:  # transactions.py writes through this module's callers
-    from chalicelib.data.transactions import Transaction
 
 #: The TRANSACTION row attribute holding the recorded contribution.
 ATTRIBUTE = "summary_contribution"
@@ -84,7 +81,33 @@ class Contribution:
         return max(-self.amount, 0)
 
 
-def of_transaction(txn: Transaction) -> Contribution | None:
+class Contributing(Protocol):
+    """What a contribution is read from: a transaction (``transactions.Transaction`` is one).
+
+    A protocol rather than the entity, so this module imports nothing of the entity whose
+    writes record contributions (the writes depend on this module, never the reverse).
+    """
+
+    @property
+    def acct_id(self) -> str: ...
+
+    @property
+    def amount(self) -> int: ...
+
+    @property
+    def txn_date(self) -> date: ...
+
+    @property
+    def category_id(self) -> str: ...
+
+    @property
+    def pending(self) -> bool: ...
+
+    @property
+    def removed(self) -> bool: ...
+
+
+def of_transaction(txn: Contributing) -> Contribution | None:
     """What ``txn`` should contribute: nothing while pending or once removed."""
     if txn.pending or txn.removed:
         return None

@@ -337,9 +337,21 @@ class _LiveStore:
 
 class _LiveMessages:
     def put_records(self, record: PageRecord) -> int:
-        from chalicelib.pipeline.mining import put_records
+        """Put a record (split if needed) on the stream in order; returns the parts written.
 
-        return put_records(record)
+        Records of one item share its id as the partition key, and each part is put after the
+        one before it (``SequenceNumberForOrdering``), so the refiner reads them in order.
+        """
+        from chalicelib.aws.messaging import put_record
+        from chalicelib.pipeline.messages import encode_page_record
+        from chalicelib.settings import get_settings
+
+        stream = get_settings().transactions_stream
+        previous: str | None = None
+        payloads = encode_page_record(record)
+        for payload in payloads:
+            previous = put_record(stream, payload, record.item_id, after_sequence=previous)
+        return len(payloads)
 
     def send_throttled(self, body: str) -> None:
         from chalicelib.aws.messaging import send_message

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from chalicelib.aws.messaging import put_record
 from chalicelib.pipeline.decisions.miner import page_plan
 from chalicelib.pipeline.effects import Effects
-from chalicelib.pipeline.messages import MineRequest, PageRecord, encode_page_record
+from chalicelib.pipeline.messages import MineRequest, PageRecord
 from chalicelib.settings import get_settings
 
 
@@ -58,16 +57,3 @@ def mine_page(item: ItemRef, start: date, end: date, offset: int, mine_id: str, 
         fx.messages.send_throttled(MineRequest(item.item_id, item.user_id, start, end, next_offset, mine_id).to_json())
     institution = (response.get("item") or {}).get("institution_id")
     return PageOutcome(total, len(txns), last_page, next_offset, accounts, institution)
-
-
-def put_records(record: PageRecord) -> int:
-    """Put a record (split if needed) on the stream in order; returns the parts written.
-
-    The live ``put_records`` of :class:`~chalicelib.pipeline.effects.Effects`; the consumers call it through that seam.
-    """
-    stream = get_settings().transactions_stream
-    previous: str | None = None
-    payloads = encode_page_record(record)
-    for payload in payloads:
-        previous = put_record(stream, payload, record.item_id, after_sequence=previous)
-    return len(payloads)

@@ -30,6 +30,7 @@ from chalicelib.insight import recurring
 from chalicelib.insight.forecast.accounts import choose, parse_accounts
 from chalicelib.insight.forecast.bills import Bill, BillCharge, bill_of, project
 from chalicelib.insight.forecast.income import income, shifted
+from chalicelib.insight.forecast.rhythms import Rhythm, rhythms
 from chalicelib.insight.forecast.simulate import PATHS, simulate
 from chalicelib.insight.forecast.spending import DailyFlows, daily_flows
 from chalicelib.insight.payday import ChainResult, predict
@@ -44,6 +45,8 @@ MIN_HISTORY_DAYS = 30
 #: Confidence levels: (name, least payday confidence, least days of history), best first.
 CONFIDENCE_LEVELS = (("high", 0.8, 90), ("medium", 0.5, 60))
 NONE = "none"
+#: The source of what the forecast reads from the account's own history (rates, rhythms).
+RHYTHM_SOURCE = "history"
 _WEEKDAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 
 
@@ -184,21 +187,24 @@ def forecast(
     projected = project(streams, settled, account_id, as_of, until)
     history_start = as_of - timedelta(days=history_days - 1)
     mine = [t for t in seen if t.account_id == account_id]
-    flows = daily_flows(mine, history_start, as_of, pay.deposit_ids | projected.charge_ids)
+    explained = pay.deposit_ids | projected.charge_ids
+    regular = rhythms(mine, as_of, explained)
+    flows = daily_flows(mine, history_start, as_of, explained.union(*(r.ids for r in regular)))
+    charges = sorted([*projected.charges, *_rhythm_charges(regular, as_of, until)], key=lambda c: (c.day, c.bill.name))
     simulation = simulate(
         as_of=as_of,
         start=start,
         horizon=horizon,
         days=days,
         flows=flows,
-        bills=projected.charges,
+        bills=charges,
         paydays=pay.paydays,
         payday_confidence=pay.confidence,
         threshold=threshold_cents,
         seed=f"forecast:{as_of.isoformat()}:{account_id}:{start}:{threshold_cents}",
         paths=paths,
     )
-    path = _expected_path(as_of, start, days, flows, projected.charges, pay.paydays)
+    path = _expected_path(as_of, start, days, flows, charges, pay.paydays)
     end = as_of + timedelta(days=days)
     events = [
         *(
@@ -206,7 +212,7 @@ def forecast(
             for p in pay.paydays
             if p.day <= end and p.amount
         ),
-        *(_bill_event(c) for c in projected.charges if c.day <= end),
+        *(_bill_event(c) for c in charges if c.day <= end),
         Event(
             "everyday_spending",
             "history",
@@ -246,7 +252,18 @@ class _NoForecast:
 
 def _bill_event(charge: BillCharge) -> Event:
     bill = charge.bill
-    return Event("bill", bill.source, -charge.amount, charge.day, bill.name, bill.frequency)
+    kind = bill.kind if bill.source == RHYTHM_SOURCE and bill.kind else "bill"
+    return Event(kind, bill.source, -charge.amount, charge.day, bill.name, bill.frequency)
+
+
+def _rhythm_charges(regular: Sequence[Rhythm], as_of: date, until: date) -> list[BillCharge]:
+    """Flows on a rhythm as dated charges (a deposit's amount negative): ``deposit`` or ``transfer`` events."""
+    out = []
+    for rhythm in regular:
+        kind = "deposit" if rhythm.amount < 0 else "transfer"
+        bill = Bill(rhythm.name, rhythm.frequency, rhythm.amount, rhythm.last, RHYTHM_SOURCE, kind=kind)
+        out += [BillCharge(bill, day, rhythm.amount, ()) for day in rhythm.days(as_of, until)]
+    return out
 
 
 def _expected_path(

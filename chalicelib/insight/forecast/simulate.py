@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import accumulate
-from operator import add
+from operator import sub
 
 from chalicelib.insight.forecast.bills import BillCharge
 from chalicelib.insight.forecast.income import Payday, shift_probabilities, shifted
@@ -78,7 +78,7 @@ def simulate(
     below_zero = below_threshold = 0
     lowest: list[float] = []
     for shift in rng.choices(moves, weights, k=paths):
-        row = list(map(add, base, rng.choices(residuals, k=horizon)))
+        row = list(map(sub, base, rng.choices(residuals, k=horizon)))  # a residual is money out
         for k, mean, amounts in varying:
             row[k] += mean - rng.choice(amounts)
         for payday, k in zip(paydays, landing[shift], strict=True):

@@ -7,7 +7,9 @@ history is shorter), without the predicted payer's deposits and the projected bi
 * **one-off large**: an amount (either way) above ``LARGE_MULTIPLE`` times the 90th percentile
   of the account's everyday purchases, and at least ``LARGE_FLOOR_CENTS``, that its payee did
   not move at a similar amount (within a third) at another time in the window: a laptop, a
-  tax refund, a car repair. Nothing says one comes again, so none is projected.
+  car repair, money from a friend. Nothing says one comes on a given day, so none is in the
+  rates; the simulation may draw one, with the day it came on (below). A tax refund, which
+  comes once a year, is left out altogether.
 
 What is left is split in two:
 
@@ -18,8 +20,8 @@ What is left is split in two:
   refunds: a flat daily rate of their net.
 
 The simulation draws each future day's deviation from its expected flow from the history's
-own days (the *residuals*: each day's actual flow minus what the rates expect for it), so a
-heavy-tailed spender's uncertainty is heavy-tailed too.
+own days (the *residuals*: each day's actual flow, one-offs included, minus what the rates
+expect for it), so a heavy-tailed spender's uncertainty is heavy-tailed too.
 """
 
 from __future__ import annotations
@@ -68,6 +70,11 @@ class DailyFlows:
         return self.weekday_spending[day.weekday()] + self.other_rate
 
 
+def is_tax_refund(txn: Txn) -> bool:
+    """A tax refund comes once a year: it says nothing about the weeks ahead."""
+    return txn.pfc_detailed == "INCOME_TAX_REFUND" or "TAX REF" in txn.name.upper()
+
+
 def is_transfer(txn: Txn) -> bool:
     """Money that moves between accounts or people rather than buying something."""
     if txn.pfc_primary in _TRANSFER_PRIMARIES or txn.pfc_detailed in _TRANSFER_DETAILED:
@@ -108,16 +115,17 @@ def daily_flows(txns: Sequence[Txn], history_start: date, as_of: date, excluded:
     """The account's everyday money (see the module docstring); ``txns`` are the account's visible ones."""
     first = max(history_start, as_of - timedelta(days=WINDOW_DAYS - 1))
     days = (as_of - first).days + 1
-    window = [t for t in txns if first <= t.day <= as_of and t.txn_id not in excluded]
+    window = [t for t in txns if first <= t.day <= as_of and t.txn_id not in excluded and not is_tax_refund(t)]
     large = one_offs(window)
     left_out = {t.txn_id for t in large}
     spent = [0.0] * days
     other = [0.0] * days
+    surprises = [0.0] * days
     for t in window:
-        if t.txn_id in left_out:
-            continue
         index = (t.day - first).days
-        if t.amount > 0 and not is_transfer(t):
+        if t.txn_id in left_out:
+            surprises[index] += t.amount
+        elif t.amount > 0 and not is_transfer(t):
             spent[index] += t.amount
         else:
             other[index] += t.amount
@@ -130,5 +138,7 @@ def daily_flows(txns: Sequence[Txn], history_start: date, as_of: date, excluded:
     weekday_rates = tuple((sums[w] + SHRINK_DAYS * overall) / (counts[w] + SHRINK_DAYS) for w in range(7))
     other_rate = statistics.fmean(other)
     flows = DailyFlows(first, days, weekday_rates, other_rate, (), tuple(large))
-    residuals = tuple(spent[i] + other[i] - flows.expected(first + timedelta(days=i)) for i in range(days))
+    residuals = tuple(
+        spent[i] + other[i] + surprises[i] - flows.expected(first + timedelta(days=i)) for i in range(days)
+    )
     return DailyFlows(first, days, weekday_rates, other_rate, residuals, tuple(large))

@@ -313,6 +313,7 @@ class ForecastOut(Schema):
     lowest_range = fields.Function(lambda f: list(f.forecast.lowest_range) if f.forecast.lowest_range else None)
     risk_below_zero = fields.Function(lambda f: _rounded(f.forecast.risk_below_zero))
     risk_below_threshold = fields.Function(lambda f: _rounded(f.forecast.risk_below_threshold))
+    risk_below_threshold_in_days = fields.Function(lambda f: _rounded(f.forecast.risk_below_threshold_in_days))
     threshold_cents = fields.Function(lambda f: f.forecast.threshold_cents)
     next_payday = fields.Function(lambda f: f.forecast.next_payday.isoformat() if f.forecast.next_payday else None)
     payday_confidence = fields.Function(lambda f: f.forecast.payday_confidence)

@@ -102,6 +102,8 @@ class Forecast:
     lowest_range: tuple[int, int] | None = None
     risk_below_zero: float | None = None
     risk_below_threshold: float | None = None
+    #: The probability of going below the threshold on some day of ``days`` (whatever the payday).
+    risk_below_threshold_in_days: float | None = None
     threshold_cents: int | None = None
     account_id: str | None = None
     account_rule: str | None = None
@@ -125,6 +127,7 @@ class Forecast:
             "lowest_range": list(self.lowest_range) if self.lowest_range else None,
             "risk_below_zero": self.risk_below_zero,
             "risk_below_threshold": self.risk_below_threshold,
+            "risk_below_threshold_in_days": self.risk_below_threshold_in_days,
             "threshold_cents": self.threshold_cents,
             "next_payday": self.next_payday.isoformat() if self.next_payday else None,
             "payday_confidence": self.payday_confidence,
@@ -230,6 +233,7 @@ def forecast(
         lowest_range=(low, high),
         risk_below_zero=simulation.risk_below_zero,
         risk_below_threshold=simulation.risk_below_threshold,
+        risk_below_threshold_in_days=simulation.threshold_within_days,
         threshold_cents=threshold_cents,
         account_id=account_id,
         account_rule=choice.rule.value,

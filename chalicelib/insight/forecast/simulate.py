@@ -37,6 +37,8 @@ PATHS = 400
 class Simulation:
     risk_below_zero: float
     risk_below_threshold: float | None
+    #: The share of futures below the threshold on some day of the requested ones.
+    threshold_within_days: float | None
     #: The 10th, 50th and 90th percentiles of the lowest balance over the requested days (cents).
     lowest_quantiles: tuple[int, int, int]
 
@@ -95,5 +97,6 @@ def simulate(
     return Simulation(
         risk_below_zero=below_zero / paths,
         risk_below_threshold=below_threshold / paths if threshold is not None else None,
+        threshold_within_days=sum(1 for x in lowest if x < threshold) / paths if threshold is not None else None,
         lowest_quantiles=(quantiles[0], quantiles[1], quantiles[2]),
     )

@@ -9,7 +9,8 @@
   :func:`our_recurring_expenses` runs ``chalicelib.insight.recurring.detect(transactions, as_of)``
   over the history the insight models read (:func:`chalicelib.insight.history.model_transactions`:
   the retained live transactions of items that are not REMOVED, API-shaped), as the payday
-  chain does. That function is the one place the detector is called.
+  chain does. That function is where the endpoint calls the detector (the cash-flow forecast
+  runs it on the history it has read when :func:`pave_expenses` has no answer).
 """
 
 from __future__ import annotations

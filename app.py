@@ -332,6 +332,13 @@ def get_savings(user_id: str) -> Response:
     return savings.get_savings(route.current_request, user_id)
 
 
+@route("/v1/users/{user_id}/forecast", methods=["GET"])
+def get_forecast(user_id: str) -> Response:
+    from chalicelib.api.routes import forecast
+
+    return forecast.get_forecast(route.current_request, user_id)
+
+
 @sqs_consumer(app, "track_balances")
 def track_balances(event: SQSEvent) -> dict[str, Any]:
     from chalicelib.insight import balance_tracker

@@ -387,6 +387,9 @@ class Settings:
     pave_poll_max_attempts: int = 8
     #: A Pave mine older than this no longer answers the expenses endpoint (our detector does).
     pave_mine_max_age_days: int = 7
+    #: The predicted low-balance alert goes out when the forecast's probability of going below
+    #: the user's threshold before the next payday exceeds this (1 never does: the alert is off).
+    low_balance_prediction_level: float = 0.5
 
     @property
     def is_prod(self) -> bool:
@@ -469,7 +472,15 @@ def load_settings() -> Settings:
         pave_poll_delay_seconds=_optional_delay("PAVE_POLL_DELAY_SECONDS"),
         pave_poll_max_attempts=_whole("PAVE_POLL_MAX_ATTEMPTS", 8, minimum=1),
         pave_mine_max_age_days=_whole("PAVE_MINE_MAX_AGE_DAYS", 7, minimum=1),
+        low_balance_prediction_level=_probability("LOW_BALANCE_PREDICTION_LEVEL", 0.5),
     )
+
+
+def _probability(name: str, default: float) -> float:
+    value = _env_float(name, default)
+    if not 0.0 <= value <= 1.0:
+        raise ConfigurationError(f"{name} must be a probability from 0 to 1, got {value!r}")
+    return value
 
 
 #: Ids of at most this many bytes each keep a full summary row far below DynamoDB's 400 KB item limit.

@@ -13,8 +13,9 @@
 6. DynamoDB requests per 1,000 transactions mined end to end by ``/transactions/get`` and by
    ``/transactions/sync`` (:mod:`ops.bench_sync`).
 Then the insight models against ground truth, each next to a naive baseline: payday
-(:mod:`ops.bench_payday`) and recurring expenses (:mod:`ops.bench_recurring`); and income
-detection's methods and model (:mod:`ops.bench_income`).
+(:mod:`ops.bench_payday`) and recurring expenses (:mod:`ops.bench_recurring`); income
+detection's methods and model (:mod:`ops.bench_income`); and the cash-flow forecast's backtest
+on both synthetic worlds (:mod:`ops.bench_forecast`).
 
 Absolute numbers depend on the machine and on moto; the ratios are what to compare.
 """
@@ -29,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ops import bench_income, bench_payday, bench_recurring
+from ops import bench_forecast, bench_income, bench_payday, bench_recurring
 from ops.local_aws import apply_local_env, local_aws
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -250,6 +251,7 @@ def main() -> int:
     bench_payday.main()
     bench_recurring.main()
     bench_income.main()
+    bench_forecast.main()
     return 0
 
 

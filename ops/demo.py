@@ -1,5 +1,6 @@
 """What the run command, the benchmarks and the end-to-end tests do alike: link a fake item,
-read back every row the refiner wrote for a user, and show what the insight service made of it."""
+read back every row the refiner wrote for a user, and show what the insight service made of it
+(its Pave insights, and its cash-flow forecast as a small text chart)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from boto3.dynamodb.conditions import Key
@@ -120,3 +121,58 @@ def _get_json(app_url: str, path: str, token: str) -> Any:
 
 def _dollars(cents: int) -> str:
     return f"${cents / 100:,.2f}"
+
+
+#: The width of the forecast chart's longest bar, in characters.
+CHART_WIDTH = 40
+
+
+def show_forecast(app_url: str, token: str, user_id: str, say: Callable[[str], None], days: int = 14) -> None:
+    """The user's cash-flow forecast as the API serves it, drawn as a text chart."""
+    body = _get_json(app_url, f"/v1/users/{user_id}/forecast?days={days}", token)
+    say(f"demo: GET /v1/users/{user_id}/forecast?days={days}:")
+    for line in forecast_chart(body):
+        say(f"  {line}")
+
+
+def forecast_chart(body: dict[str, Any]) -> list[str]:
+    """One line per projected day, a bar for its balance, the lowest day marked; then the events
+    and the risks. Negative balances draw to the left of the zero line."""
+    if body["confidence"] == "none":
+        return [f"no forecast: {body['reason']}"]
+    balances = [d["balance_cents"] for d in body["days"]]
+    low, high = min(0, *balances), max(0, *balances)
+    scale = CHART_WIDTH / max(1, high - low)
+    zero = round(-low * scale)
+    lowest = body["lowest"]
+    lines = [
+        f"{body['account_rule'].replace('_', ' ')} {body['account_id'][:8]}..., from"
+        f" {_signed(body['starting_balance_cents'])} {body['balance_source']} on {body['as_of']}"
+        f" (confidence {body['confidence']})"
+    ]
+    for day in body["days"]:
+        cents = day["balance_cents"]
+        bar = round(abs(cents) * scale)
+        left = " " * (zero - bar) + "-" * bar if cents < 0 else " " * zero
+        right = "" if cents < 0 else "#" * bar
+        mark = "  <- lowest" if day["date"] == lowest["date"] else ""
+        when = date.fromisoformat(day["date"]).strftime("%a %m-%d")
+        lines.append(f"{when} {_signed(cents):>12} {left}|{right}{mark}")
+    dated = sorted((e for e in body["events"] if e["date"] is not None), key=lambda e: (e["date"], e["kind"]))
+    for event in dated:
+        lines.append(
+            f"{event['date']}  {event['kind']:<9} {_signed(event['amount_cents']):>12}  {event['name'] or ''}"
+            f" ({event['source']})"
+        )
+    for event in body["events"]:
+        if event["kind"] == "everyday_spending":
+            lines.append(f"everyday spending {_dollars(-event['amount_cents'])} a day ({event['source']})")
+    risk = f"risk of going below $0 before the next payday ({body['next_payday']}): {body['risk_below_zero']:.0%}"
+    if body["risk_below_threshold"] is not None:
+        risk += f"; below the {_dollars(body['threshold_cents'])} alert threshold: {body['risk_below_threshold']:.0%}"
+    lines.append(risk)
+    return lines
+
+
+def _signed(cents: int) -> str:
+    return f"-{_dollars(-cents)}" if cents < 0 else _dollars(cents)

@@ -9,7 +9,8 @@ identity provider (:4574) whose tokens the API accepts. Then it links a demo ite
 the API, has the fake Plaid send a signed INITIAL_UPDATE to ``POST /v1/plaid``, shows the
 pages being mined and refined, prints the demo user's payday as the API predicts it, its
 savings history and its low-balance alert, its recurring expenses and cash-advance score and
-what drives that score, and prints a token and how to query the result. Ctrl-C stops
+what drives that score, its 14-day cash-flow forecast as a text chart with the lowest day
+marked, and prints a token and how to query the result. Ctrl-C stops
 everything it started.
 
 The terminal tells that story only: the handlers' JSON logs and metrics go to log files that
@@ -282,9 +283,10 @@ def _run(args: argparse.Namespace) -> int:
             for line in [] if stop.is_set() else demo_balances.report(app_url, token, DEMO_USER, peers.segment):
                 say(line)
             if not stop.is_set():
-                from ops.demo import show_pave_insights
+                from ops.demo import show_forecast, show_pave_insights
 
                 show_pave_insights(app_url, token, DEMO_USER, say, stop, explain_score=_explain(pave, DEMO_USER))
+                show_forecast(app_url, token, DEMO_USER, say)
             say("demo: done")
         say(
             f"a token for {DEMO_USER} (valid for an hour):\n  export TOKEN={token}\n"

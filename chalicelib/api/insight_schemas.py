@@ -13,9 +13,10 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from chalicelib.api.fields import id_field
+from chalicelib.api.fields import QueryInteger, id_field
 from chalicelib.data.ttl import iso_timestamp
 from chalicelib.insight import income_detection
+from chalicelib.insight.cash_flow import UserForecast
 from chalicelib.insight.data.income_verifications import (
     IncomeVerification,
     PayFrequency,
@@ -24,6 +25,7 @@ from chalicelib.insight.data.income_verifications import (
 )
 from chalicelib.insight.data.scores import Score
 from chalicelib.insight.expenses import Expenses
+from chalicelib.insight.forecast import DEFAULT_DAYS, MAX_DAYS
 from chalicelib.insight.income import StreamVerdict
 from chalicelib.insight.income_detection import DetectionRun
 from chalicelib.insight.payday_evaluation import PaydayAnswer
@@ -268,3 +270,62 @@ def recurring_expenses_body(expenses: Expenses) -> dict[str, Any]:
 
 def cash_advance_score_body(score: Score) -> dict[str, Any]:
     return dict(CashAdvanceScoreOut().dump(score))
+
+
+# --- cash-flow forecast -------------------------------------------------------------------
+
+
+class ForecastQuery(Schema):
+    """``GET .../forecast``: how many days to project (1-35, 14 by default)."""
+
+    days = QueryInteger(load_default=DEFAULT_DAYS, validate=validate.Range(min=1, max=MAX_DAYS))
+
+
+class ForecastDayOut(Schema):
+    date = fields.Date()
+    balance_cents = fields.Integer()
+
+
+class ForecastEventOut(Schema):
+    kind = fields.String()
+    source = fields.String()
+    date = fields.Date(allow_none=True)
+    amount_cents = fields.Integer()
+    name = fields.String(allow_none=True)
+    frequency = fields.String(allow_none=True)
+    weekday_cents = fields.Function(lambda e: e.to_dict()["weekday_cents"])
+
+
+def _day(found: UserForecast, name: str) -> Any:
+    value = getattr(found.forecast, name)
+    return ForecastDayOut().dump(value) if value is not None else None
+
+
+class ForecastOut(Schema):
+    user_id = fields.String()
+    as_of = fields.Function(lambda f: f.forecast.as_of.isoformat())
+    confidence = fields.Function(lambda f: f.forecast.confidence)
+    reason = fields.Function(lambda f: f.forecast.reason)
+    account_id = fields.Function(lambda f: f.forecast.account_id)
+    account_rule = fields.Function(lambda f: f.forecast.account_rule)
+    starting_balance_cents = fields.Function(lambda f: f.forecast.starting_balance_cents)
+    balance_source = fields.Function(lambda f: f.forecast.balance_source)
+    days = fields.Function(lambda f: ForecastDayOut(many=True).dump(f.forecast.days))
+    lowest = fields.Function(lambda f: _day(f, "lowest"))
+    lowest_range = fields.Function(lambda f: list(f.forecast.lowest_range) if f.forecast.lowest_range else None)
+    risk_below_zero = fields.Function(lambda f: _rounded(f.forecast.risk_below_zero))
+    risk_below_threshold = fields.Function(lambda f: _rounded(f.forecast.risk_below_threshold))
+    risk_below_threshold_in_days = fields.Function(lambda f: _rounded(f.forecast.risk_below_threshold_in_days))
+    threshold_cents = fields.Function(lambda f: f.forecast.threshold_cents)
+    next_payday = fields.Function(lambda f: f.forecast.next_payday.isoformat() if f.forecast.next_payday else None)
+    payday_confidence = fields.Function(lambda f: f.forecast.payday_confidence)
+    bills_source = fields.String()
+    events = fields.Function(lambda f: ForecastEventOut(many=True).dump(f.forecast.events))
+
+
+def _rounded(probability: float | None) -> float | None:
+    return round(probability, 3) if probability is not None else None
+
+
+def forecast_body(found: UserForecast) -> dict[str, Any]:
+    return dict(ForecastOut().dump(found))

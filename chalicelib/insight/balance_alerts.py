@@ -37,7 +37,7 @@ from chalicelib.data.accounts import Account
 from chalicelib.data.items import Item, ItemStatus
 from chalicelib.insight.balance_reading import BalanceSource, Reading, spendable
 from chalicelib.insight.data import alerts
-from chalicelib.insight.data.alerts import COOLDOWN, AlertState, Claim
+from chalicelib.insight.data.alerts import COOLDOWN, AlertKind, AlertState, Claim
 from chalicelib.insight.data.balance_settings import low_balance_threshold
 from chalicelib.insight.data.keys import balance_alert_lock_key
 from chalicelib.insight.locker import HeldLock, Locker, LockLostError
@@ -125,17 +125,35 @@ def check_balance_alert(
     (default: a locker on the process clock); ``tracker`` the Segment client (default: the
     process-wide one).
     """
+    return check(user_id, rows=rows, locker=locker, tracker=tracker).outcome
+
+
+@dataclass(frozen=True)
+class Checked:
+    outcome: AlertOutcome
+    #: What the rows said, when they were evaluated (not when a pending alert was resumed).
+    evaluation: Evaluation | None
+
+
+def check(
+    user_id: str,
+    *,
+    rows: UserRows | None = None,
+    locker: Locker | None = None,
+    tracker: SegmentTracker | None = None,
+) -> Checked:
+    """:func:`check_balance_alert`, with the evaluation it made (the predicted alert reads it)."""
     lock = locker or Locker()
     state = alerts.get_alert(user_id)
     evaluation: Evaluation | None = None
     if state is None or state.alert_sent:  # nothing pending: is an alert due?
         evaluation = evaluate(user_id, rows)
         if evaluation.outcome is not AlertOutcome.LOW:
-            return _counted(evaluation.outcome)
+            return Checked(_counted(evaluation.outcome), evaluation)
         if state is not None and lock.clock() - state.updated_date < COOLDOWN:
-            return _counted(AlertOutcome.COOLING_DOWN)
+            return Checked(_counted(AlertOutcome.COOLING_DOWN), evaluation)
     with lock.hold(balance_alert_lock_key(user_id)) as held:
-        return _counted(_alert(user_id, evaluation, lock, held, tracker or get_segment()))
+        return Checked(_counted(_alert(user_id, evaluation, lock, held, tracker or get_segment())), evaluation)
 
 
 def _alert(
@@ -173,7 +191,7 @@ def _alert(
             fence=held.fence,
         )
     if claim is None:
-        _refuse_if_fenced(user_id, held)
+        refuse_if_fenced(user_id, held)
         return AlertOutcome.COOLING_DOWN
     claimed = alerts.get_alert(user_id)
     if claimed is None or claimed.updated_date != claim.updated_date:
@@ -181,7 +199,7 @@ def _alert(
     locker.ensure_held(held)
     _notify(tracker, claim, claimed)
     if not alerts.mark_sent(claim, fence=held.fence):
-        _refuse_if_fenced(user_id, held)
+        refuse_if_fenced(user_id, held)
         raise LockLostError(f"the alert claim of {user_id} could not be marked sent (fence {held.fence})")
     logger.info("balance alert sent", extra={"user_id": user_id, "resumed": claim.resumed, "fence": held.fence})
     return AlertOutcome.RESUMED if claim.resumed else AlertOutcome.SENT
@@ -211,9 +229,9 @@ def alert_message_id(claim: Claim) -> str:
     return derive_key(LOW_BALANCE_ALERT, claim.idempotency_key)
 
 
-def _refuse_if_fenced(user_id: str, held: HeldLock) -> None:
+def refuse_if_fenced(user_id: str, held: HeldLock, kind: AlertKind = AlertKind.LOW_BALANCE) -> None:
     """A newer holder's token on the row means our lease was taken over: stop."""
-    current = alerts.get_alert(user_id)
+    current = alerts.get_alert(user_id, kind)
     if current is not None and current.fence is not None and current.fence > held.fence:
         raise LockLostError(f"a newer lock holder (fence {current.fence}) wrote the alert of {user_id}")
 

@@ -1,4 +1,4 @@
-"""The ``track_balances`` consumer: savings months and balance alerts, from balance updates.
+"""The ``track_balances`` consumer: savings months and balance alerts (low now, and predicted), from balance updates.
 
 Messages come from ``<stage>-insight-balance-updates`` (:mod:`balance_updates`). A batch is
 grouped by user: each user's rows are read and handled once, however many of the batch's
@@ -17,9 +17,10 @@ from typing import Any
 
 from chalicelib.data.ttl import utcnow
 from chalicelib.errors import ValidationError
-from chalicelib.insight.balance_alerts import AlertOutcome, UserRows, check_balance_alert
+from chalicelib.insight.balance_alerts import AlertOutcome, UserRows, check
 from chalicelib.insight.balance_updates import parse_balance_update
 from chalicelib.insight.locker import Clock, Locker
+from chalicelib.insight.predicted_alerts import PredictedOutcome, check_predicted_alert
 from chalicelib.insight.savings import SavingsUpdate, update_savings
 from chalicelib.observability import count, logger
 from chalicelib.peers.tracking import SegmentTracker
@@ -31,16 +32,20 @@ CONSUMER = "track_balances"
 class TrackOutcome:
     savings: SavingsUpdate
     alert: AlertOutcome
+    predicted: PredictedOutcome
 
 
 def track_user(user_id: str, *, locker: Locker, tracker: SegmentTracker | None = None) -> TrackOutcome:
-    """Read the user's rows once, recompute the savings month, then check the balance alert."""
+    """Read the user's rows once, recompute the savings month, then check the balance alert
+    and, when the balance is not low, the predicted one."""
     now = locker.clock()  # before the reads: see update_savings
     rows = UserRows.read(user_id)
     savings = update_savings(user_id, now, rows.accounts, rows.items)
     if not savings.written:  # a computation that started later wrote first (reordered deliveries)
         count("insight.savings.superseded")
-    return TrackOutcome(savings, check_balance_alert(user_id, rows=rows, locker=locker, tracker=tracker))
+    checked = check(user_id, rows=rows, locker=locker, tracker=tracker)
+    predicted = check_predicted_alert(user_id, checked.evaluation, rows, locker=locker, tracker=tracker)
+    return TrackOutcome(savings, checked.outcome, predicted)
 
 
 def handle_balance_updates(

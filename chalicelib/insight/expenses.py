@@ -12,7 +12,8 @@
   :func:`our_recurring_expenses` runs ``chalicelib.insight.recurring.detect(transactions, as_of)``
   over the history the insight models read (:func:`chalicelib.insight.history.model_transactions`:
   the retained live transactions of items that are not REMOVED, API-shaped), as the payday
-  chain does. That function is the one place the detector is called.
+  chain does. That function is where the endpoint calls the detector (the cash-flow forecast
+  runs it on the history it has read when :func:`pave_expenses` has no answer).
 """
 
 from __future__ import annotations
@@ -65,21 +66,31 @@ class Expenses:
 
 def recurring_expenses_of(user_id: str, now: datetime) -> Expenses:
     """Pave's latest mine, or ours (see the module docstring)."""
-    mine = insights.latest_insights(user_id)
-    max_age = timedelta(days=get_settings().pave_mine_max_age_days)
-    if mine is not None and mine.source == PAVE_SOURCE and now - mine.mined_at <= max_age:
-        if not covers_transactions(mine):
-            count("insight.expenses.empty_pave_mine")
-        else:
-            try:
-                found = _from_pave(user_id, mine, now)
-            except UnreadableRowError as exc:  # the mine's cache is a miss: ours answers
-                report_error(exc, Reading.MISS)
-            else:
-                count("insight.expenses.answered", source=Source.PAVE.value)
-                return Expenses(user_id, Source.PAVE, mine.mined_at, found)
+    found = pave_expenses(user_id, now)
+    if found is not None:
+        count("insight.expenses.answered", source=Source.PAVE.value)
+        return found
     count("insight.expenses.answered", source=Source.OURS.value)
     return our_recurring_expenses(user_id, now.date())
+
+
+def pave_expenses(user_id: str, now: datetime) -> Expenses | None:
+    """Pave's answer when its newest mine is fresh, covers some of the user's transactions and is
+    readable; None when ours must answer (the cash-flow forecast reads Pave's bills here and runs
+    our detector on the history it has)."""
+    mine = insights.latest_insights(user_id)
+    max_age = timedelta(days=get_settings().pave_mine_max_age_days)
+    if mine is None or mine.source != PAVE_SOURCE or now - mine.mined_at > max_age:
+        return None
+    if not covers_transactions(mine):
+        count("insight.expenses.empty_pave_mine")
+        return None
+    try:
+        found = _from_pave(user_id, mine, now)
+    except UnreadableRowError as exc:  # the mine's cache is a miss: ours answers
+        report_error(exc, Reading.MISS)
+        return None
+    return Expenses(user_id, Source.PAVE, mine.mined_at, found)
 
 
 def covers_transactions(mine: insights.Mine) -> bool:

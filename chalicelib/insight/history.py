@@ -21,7 +21,7 @@ The models take the rows API-shaped (:func:`model_transactions`, :func:`model_hi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -46,15 +46,26 @@ class Retained:
     institution_of_account: dict[str, str]
 
 
-def retained(user_id: str, as_of: date) -> Retained:
-    """The user's retained transactions at ``as_of`` (see the module docstring)."""
-    user_items = items.list_items(user_id)
+def retained(
+    user_id: str,
+    as_of: date,
+    *,
+    user_items: Sequence[items.Item] | None = None,
+    user_accounts: Sequence[accounts.Account] | None = None,
+) -> Retained:
+    """The user's retained transactions at ``as_of`` (see the module docstring).
+
+    ``user_items`` and ``user_accounts``: the user's rows when the caller has just read them
+    (then they are not read again)."""
+    if user_items is None:
+        user_items = items.list_items(user_id)
     removed = {i.item_id for i in user_items if i.status is items.ItemStatus.REMOVED}
     institution = {i.item_id: i.institution_id for i in user_items if i.institution_id}
     rows = transactions.user_transactions_between(user_id, as_of - timedelta(days=RETENTION_DAYS), as_of)
     item_of_account: dict[str, str] = {}
     if (removed or institution) and any(not t.item_id for t in rows):
-        item_of_account = {a.acct_id: a.item_id for a in accounts.list_accounts(user_id)}
+        found = user_accounts if user_accounts is not None else accounts.list_accounts(user_id)
+        item_of_account = {a.acct_id: a.item_id for a in found}
     kept: list[Transaction] = []
     dropped: list[Transaction] = []
     institutions: dict[str, str] = {}

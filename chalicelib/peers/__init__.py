@@ -22,13 +22,20 @@ from chalicelib.peers.errors import (
 )
 from chalicelib.peers.idempotency import derive_key
 from chalicelib.peers.payments import PaymentsServiceClient
-from chalicelib.peers.tracking import LOW_BALANCE_ALERT, PLAID_ITEM_ERRORED, PLAID_ITEM_REPAIRED, SegmentTracker
+from chalicelib.peers.tracking import (
+    LOW_BALANCE_ALERT,
+    LOW_BALANCE_PREDICTED,
+    PLAID_ITEM_ERRORED,
+    PLAID_ITEM_REPAIRED,
+    SegmentTracker,
+)
 from chalicelib.peers.transport import RetryPolicy, Timeouts
 from chalicelib.peers.user_service import User, UserServiceClient, UserStatus
 from chalicelib.settings import reset_settings
 
 __all__ = [
     "LOW_BALANCE_ALERT",
+    "LOW_BALANCE_PREDICTED",
     "NOTE_SOURCE",
     "PLAID_ITEM_ERRORED",
     "PLAID_ITEM_REPAIRED",

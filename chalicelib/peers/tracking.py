@@ -1,5 +1,5 @@
-"""Segment track calls (``plaid_item_repaired``, ``plaid_item_errored``, ``low_balance_alert``) via
-segment-analytics-python.
+"""Segment track calls (``plaid_item_repaired``, ``plaid_item_errored``, ``low_balance_alert``,
+``low_balance_predicted``) via segment-analytics-python.
 
 Why it looks like this:
 
@@ -36,6 +36,8 @@ PLAID_ITEM_REPAIRED = "plaid_item_repaired"
 PLAID_ITEM_ERRORED = "plaid_item_errored"
 #: The balance alert: Segment forwards it to the messaging tool that notifies the user.
 LOW_BALANCE_ALERT = "low_balance_alert"
+#: The predicted balance alert: the balance is likely to go below the threshold before payday.
+LOW_BALANCE_PREDICTED = "low_balance_predicted"
 
 
 class SegmentTracker:
@@ -116,6 +118,40 @@ class SegmentTracker:
             "current_balance": current_balance,
         }
         return self.track(user_id, LOW_BALANCE_ALERT, properties, message_id=message_id, timestamp=timestamp)
+
+    def low_balance_predicted(
+        self,
+        user_id: str,
+        *,
+        account_id: str | None,
+        predicted_date: str,
+        predicted_balance: int,
+        probability: float,
+        threshold: int | None,
+        next_payday: str | None,
+        balance: int | None,
+        balance_source: str | None,
+        message_id: str,
+        timestamp: datetime,
+    ) -> str:
+        """``low_balance_predicted``: the forecast gives the main account's balance a
+        ``probability`` (0-1) of going below the user's ``threshold`` before ``next_payday``.
+
+        ``predicted_date`` (ISO) and ``predicted_balance`` are the lowest projected day before
+        the next payday and its balance; ``balance`` is today's (``balance_source`` says which).
+        Amounts are integer cents; ``timestamp`` is when the alert was claimed.
+        """
+        properties: dict[str, Any] = {
+            "account_id": account_id,
+            "predicted_date": predicted_date,
+            "predicted_balance": predicted_balance,
+            "probability": probability,
+            "threshold": threshold,
+            "next_payday": next_payday,
+            "balance": balance,
+            "balance_source": balance_source,
+        }
+        return self.track(user_id, LOW_BALANCE_PREDICTED, properties, message_id=message_id, timestamp=timestamp)
 
     def track(
         self,

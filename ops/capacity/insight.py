@@ -151,6 +151,26 @@ def _alert_claim(user_id: str, now: datetime) -> object:
     return claim
 
 
+def _predicted_claim(user_id: str, now: datetime) -> object:
+    from chalicelib.insight.data import alerts
+
+    prediction = alerts.Prediction(now.date() + timedelta(days=5), 1_250, 87, now.date() + timedelta(days=6))
+    claim = alerts.claim_cooldown(
+        user_id,
+        now,
+        balance_setting=5_000,
+        available_balance=31_212,
+        current_balance=31_480,
+        fence=7,
+        account_id="acct-0123456789abcdef0123456789abcdef012",
+        kind=alerts.AlertKind.PREDICTED,
+        prediction=prediction,
+    )
+    if claim is not None:
+        alerts.mark_sent(claim, fence=7)
+    return claim
+
+
 def _label(user_id: str, now: datetime) -> object:
     from chalicelib.insight.data import pave_labels
 
@@ -290,6 +310,14 @@ WRITES: tuple[InsightWrite, ...] = (
         "balance under the user's threshold",
         lambda a: 0.1,
         _alert_claim,
+    ),
+    InsightWrite(
+        "V21-22",
+        PAVE,
+        "predicted alert: claim and mark sent",
+        "a forecast likely to cross the threshold",
+        lambda a: 0.1,
+        _predicted_claim,
     ),
     InsightWrite("V10", PAVE, "Pave state label", "each upload to Pave", _mines, _label),
     InsightWrite("V11-12", PAVE, "upload's last page, then processed", "each upload to Pave", _mines, _last_page),

@@ -11,7 +11,11 @@ development issuer. Plaid is the fake Plaid. The scenarios, each a *phase*:
   and sends TRANSACTIONS_REMOVED for them (tombstones, soft deletes);
 * ``update`` — then a DEFAULT_UPDATE with ``new_per_update`` new transactions: the 14-day window
   is mined again, so most rows are rewritten unchanged;
-* ``api`` — a transactions page and the accounts of the first user.
+* ``api`` — a transactions page and the accounts of the first user;
+* ``forecast`` — the cash-flow forecast of a third user (``forecast_history_days`` of an ordinary
+  item's density, mined beforehand, a low-balance threshold set), ``forecast_calls`` times: the
+  requests and read units of one call, and its CPU in this process (the app's side: token,
+  schemas, boto3, the model; moto runs in a process of its own).
 
 The second item's first mine and an API call run first, unmeasured, so per-container caches (queue
 URLs, Plaid's webhook key, the issuer's keys) are warm, as in a steady state.
@@ -20,8 +24,10 @@ URLs, Plaid's webhook key, the issuer's keys) are warm, as in a steady state.
 from __future__ import annotations
 
 import json
+import statistics
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -37,9 +43,10 @@ if TYPE_CHECKING:
     from ops.runtime import EventRuntime
 
 #: Phases, in the order they run.
-HISTORY, REMOVAL, UPDATE, API = "history", "removal", "update", "api"
+HISTORY, REMOVAL, UPDATE, API, FORECAST = "history", "removal", "update", "api", "forecast"
 #: Functions charged by the harness itself (the other names are the app's handlers).
 INTAKE, API_TRANSACTIONS, API_ACCOUNTS, API_CATEGORIES = "intake", "api.transactions", "api.accounts", "api.categories"
+API_FORECAST = "api.forecast"
 MINER, THROTTLE_MINER, REFINER = "mine_webhooks", "mine_throttled", "refine_transactions"
 FEEDER = "feed_transactions_table"
 #: The handlers a transactions mine reaches, and so the event sources the run delivers.
@@ -61,13 +68,23 @@ class Inputs:
     typical_history_days: int = 90
     new_per_update: int = 3
     api_page_limit: int = 100
+    #: The forecast user's history (at ``typical_per_day``) and how many calls are timed.
+    forecast_history_days: int = 120
+    forecast_calls: int = 5
     #: Seed of the fake items' data (None: random, for runs sharing a server with other runs).
     seed: int | None = 7
     drain_timeout: float = 180.0
 
 
 FULL = Inputs()
-SMALL = Inputs(history_transactions=30, history_days=20, typical_history_days=15, api_page_limit=20)
+SMALL = Inputs(
+    history_transactions=30,
+    history_days=20,
+    typical_history_days=15,
+    api_page_limit=20,
+    forecast_history_days=15,
+    forecast_calls=1,
+)
 
 
 @dataclass
@@ -239,6 +256,56 @@ class Harness:
         if failed:
             raise MeasurementError(f"handlers failed during the run: {failed}")
 
+    def forecast(self, user_id: str) -> dict[str, int]:
+        """``forecast_calls`` forecasts of ``user_id`` (a $100 threshold set): the median CPU of a call."""
+        from chalicelib.insight.data.balance_settings import balance_settings_item
+        from chalicelib.insight.data.tables import user_balance_settings
+
+        user_balance_settings().put_item(Item=balance_settings_item(user_id, 100))
+        seconds = []
+        answer: dict[str, Any] = {}
+        for _ in range(self.inputs.forecast_calls):
+            started = time.process_time()
+            answer = self.get(API_FORECAST, f"/v1/users/{user_id}/forecast", user_id)
+            seconds.append(time.process_time() - started)
+        return {
+            "forecast_calls": self.inputs.forecast_calls,
+            "forecast_cpu_us": round(statistics.median(seconds) * 1_000_000),
+            "forecast_answered": int(answer.get("confidence") != "none"),
+            **self._forecast_parts(user_id),
+        }
+
+    def _forecast_parts(self, user_id: str) -> dict[str, int]:
+        """The model's parts on the same rows, read again outside the meter: the payday model, our
+        bill detector, and the forecast given both (median CPU of ``forecast_calls`` each)."""
+        from functools import partial
+
+        from chalicelib import clock
+        from chalicelib.insight import history, recurring
+        from chalicelib.insight.forecast import bill_of, forecast
+        from chalicelib.insight.payday import predict
+
+        as_of = clock.today()
+        rows = history.model_transactions(user_id, as_of)
+        accounts = [{"account_id": "x", "type": "depository", "subtype": "checking", "available": 0, "current": 0}]
+        accounts = [{**accounts[0], "account_id": a} for a in sorted({str(t["account_id"]) for t in rows})]
+        chain = predict(rows, as_of)
+        bills = [bill_of(b, "ours") for b in recurring.detect(rows, as_of)]
+        parts: dict[str, Callable[[], object]] = {
+            "forecast_predict_us": partial(predict, rows, as_of),
+            "forecast_detect_us": partial(recurring.detect, rows, as_of),
+            "forecast_model_us": partial(forecast, rows, accounts, as_of, 14, 10_000, bills=bills, payday=chain),
+        }
+        out = {"forecast_transactions": len(rows)}
+        for name, run in parts.items():
+            seconds = []
+            for _ in range(self.inputs.forecast_calls):
+                started = time.process_time()
+                run()
+                seconds.append(time.process_time() - started)
+            out[name] = round(statistics.median(seconds) * 1_000_000)
+        return out
+
     def get(self, function: str, path: str, user_id: str) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self.issuer.user_token(user_id)}"}
         with self.meter.acting_as(function):
@@ -266,6 +333,11 @@ def measure(
         typical = harness.link(typical_user, typical_count, inputs.typical_history_days, typical_seed)
         harness.webhook(webhooks.transactions_update(typical.item_id, "HISTORICAL_UPDATE"))
         harness.get(API_ACCOUNTS, f"/v1/users/{typical_user}/accounts", typical_user)
+        forecast_user = f"capacity-{uuid.uuid4().hex[:15]}"
+        forecast_count = inputs.typical_per_day * inputs.forecast_history_days
+        forecast_seed = None if inputs.seed is None else inputs.seed + 2
+        forecasted = harness.link(forecast_user, forecast_count, inputs.forecast_history_days, forecast_seed)
+        harness.webhook(webhooks.transactions_update(forecasted.item_id, "HISTORICAL_UPDATE"))
 
         history = harness.link(history_user, inputs.history_transactions, inputs.history_days, history_seed)
         with harness.phase(HISTORY):
@@ -290,6 +362,8 @@ def measure(
             )
             listed = harness.get(API_ACCOUNTS, f"/v1/users/{history_user}/accounts", history_user)
             tree = harness.get(API_CATEGORIES, "/v1/categories", history_user)
+        with harness.phase(FORECAST):
+            facts.update(harness.forecast(forecast_user))
         harness.insight_writes(f"capacity-{uuid.uuid4().hex[:15]}")
         facts.update(
             removed=len(gone),

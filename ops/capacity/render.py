@@ -11,8 +11,10 @@ from ops.capacity.measure import (
     API,
     API_ACCOUNTS,
     API_CATEGORIES,
+    API_FORECAST,
     API_TRANSACTIONS,
     FEEDER,
+    FORECAST,
     HISTORY,
     INTAKE,
     MINER,
@@ -144,6 +146,7 @@ def render(ctx: Context) -> str:
     _per_webhook(doc)
     _per_removal(doc)
     _per_page(doc)
+    _forecast(doc)
     _amplification(doc)
     _assumptions(doc)
     _per_user(doc)
@@ -468,6 +471,39 @@ def _per_page(doc: Doc) -> None:
         f"A CATEGORY row is {num(model.category_row_bytes(m))} bytes (measured). The production category tree has "
         f"about {a.category_rows} rows (assumed); read whole and strongly consistent, it costs "
         f"{num(model.category_read_units(m, a))} read units per request (computed).",
+    )
+
+
+def _forecast(doc: Doc) -> None:
+    m = doc.m
+    usage = m.of(FORECAST, API_FORECAST)
+    calls = max(1, m.facts.get("forecast_calls", 1))
+    requests = ", ".join(f"{op.split('.', 1)[1]} {num(n / calls)}" for op, n in sorted(usage.requests.items()))
+    rows = [(doc.name(target), num(units / calls)) for target, units in sorted(usage.read_units.items())]
+    cpu_ms = m.facts.get("forecast_cpu_us", 0) / 1000
+
+    def part(name: str) -> float:
+        return m.facts.get(name, 0) / 1000
+
+    modelled = part("forecast_predict_us") + part("forecast_detect_us") + part("forecast_model_us")
+
+    doc.add(
+        "## Cash-flow forecast per call",
+        f"`GET /v1/users/{{user_id}}/forecast` for a user of {m.inputs.forecast_history_days} days of history "
+        f"({m.inputs.typical_per_day} transactions a day, a threshold set, no Pave mine), measured through the "
+        f"app's route {calls} times: per call {requests or '—'} (the items, the accounts, the retained history "
+        "by GSI1, the newest Pave mine; the threshold by GetItem), each table and index read once. When a fresh "
+        "Pave mine answers the bills, its recurring rows are one Query more on the pave table, as for the "
+        "expenses endpoint. Read units per call (computed from the bytes each request evaluated):",
+        table(("table / index", "read units"), rows),
+        f"CPU per call, median of {calls}: {num(cpu_ms)} ms in the app's process (the local AWS runs in a process "
+        f"of its own). Of it, on the same {m.facts.get('forecast_transactions', 0)} transactions: the payday model "
+        f"{num(part('forecast_predict_us'))} ms, our bill detector {num(part('forecast_detect_us'))} ms (not run "
+        f"when Pave's mine answers), the forecast given both {num(part('forecast_model_us'))} ms; the rest "
+        f"({num(max(0.0, cpu_ms - modelled))} ms) is the token, the schemas and reading the rows through boto3. "
+        "`make bench` (`ops.bench_forecast`) times the model on synthetic users. The balance-alert path runs the same "
+        "forecast, from the item and account rows it has read, only when alerts are on, the balance is not low "
+        "and no predicted alert is cooling down: one GSI1 Query and the Pave reads more than today's alert.",
     )
 
 

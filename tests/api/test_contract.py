@@ -110,6 +110,7 @@ QUERIES: dict[str, type[Schema]] = {
     "getLiabilityHistory": api_requests.LiabilityHistoryQuery,
     "removeItem": api_requests.RemoveItemQuery,
     "getPayday": insight_schemas.PaydayQuery,
+    "getForecast": insight_schemas.ForecastQuery,
 }
 
 BODIES: dict[str, type[Schema]] = {
@@ -155,6 +156,9 @@ OUTPUTS: dict[str, type[Schema]] = {
     "RecurringExpenseList": insight_schemas.RecurringExpensesOut,
     "ScoreBand": insight_schemas.ScoreBandOut,
     "CashAdvanceScore": insight_schemas.CashAdvanceScoreOut,
+    "Forecast": insight_schemas.ForecastOut,
+    "ForecastDay": insight_schemas.ForecastDayOut,
+    "ForecastEvent": insight_schemas.ForecastEventOut,
 }
 
 

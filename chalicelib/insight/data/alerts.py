@@ -1,10 +1,15 @@
-"""``alert`` rows (``USERS#<user_id>`` / ``ALERT#<user_id>``): the balance-alert cooldown.
+"""``alert`` rows (``USERS#<user_id>`` / ``ALERT#<user_id>``): the balance-alert cooldown; and
+the predicted alert's rows (``USERS#<user_id>`` / ``ALERT#<user_id>#PREDICTED``, type
+``PREDICTED_ALERT``), the same protocol on a row of its own (:class:`AlertKind`).
 
 Attributes: ``alert_sent``, ``updated_date``, ``balance_setting`` (the user's threshold when
 the alert was claimed, in cents), ``available_balance`` and ``current_balance`` (cents; null
 when the bank did not report that balance), ``account_id`` (the account the alert is about)
 and, when the claimer holds a lock, its fencing token ``fence``. ``updated_date`` drives the
-7-day cooldown. An alert goes out in three steps that survive a crash between any two:
+7-day cooldown. A predicted alert's claim also records what the forecast said:
+``predicted_date`` and ``predicted_balance`` (the lowest projected day and balance before the
+next payday), ``risk_percent`` (the probability of going below the threshold, 0-100) and
+``next_payday``. An alert goes out in three steps that survive a crash between any two:
 
 1. :func:`claim_cooldown`: a conditional write takes the cooldown (no row yet, or the last
    alert was sent at least 7 days ago) and records the claim with ``alert_sent`` false. If the
@@ -32,7 +37,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from chalicelib.aws.errors import translated
@@ -42,6 +48,32 @@ from chalicelib.errors import ConditionFailedError
 from chalicelib.insight.data import keys, tables
 
 COOLDOWN = timedelta(days=7)
+
+
+class AlertKind(StrEnum):
+    """Which alert a row keeps the cooldown of: the balance is low, or is predicted to go low."""
+
+    LOW_BALANCE = "balance-alert"
+    PREDICTED = "balance-alert-predicted"
+
+    def key(self, user_id: str) -> dict[str, str]:
+        return keys.alert_key(user_id) if self is AlertKind.LOW_BALANCE else keys.predicted_alert_key(user_id)
+
+    @property
+    def entity(self) -> str:
+        return keys.ALERT if self is AlertKind.LOW_BALANCE else keys.PREDICTED_ALERT
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What a predicted alert is about: the lowest projected day before the next payday."""
+
+    predicted_date: date
+    #: Cents.
+    predicted_balance: int
+    #: The probability of going below the threshold before the next payday, in percent.
+    risk_percent: int
+    next_payday: date | None
 
 
 @dataclass(frozen=True)
@@ -54,6 +86,8 @@ class AlertState:
     current_balance: int | None
     fence: int | None = None
     account_id: str | None = None
+    #: A predicted alert's forecast (None for the low-balance alert, or when unreadable).
+    prediction: Prediction | None = None
     #: ``updated_date`` exactly as stored (any type; None when missing): what a claim over a
     #: row read conservatively is conditioned on.
     stored_date: Any = field(default=None, compare=False, repr=False)
@@ -67,16 +101,17 @@ class Claim:
     updated_date: datetime
     #: True when the claim was taken earlier and never marked sent (a crash or a redelivery).
     resumed: bool
+    kind: AlertKind = AlertKind.LOW_BALANCE
 
     @property
     def idempotency_key(self) -> str:
-        """The same for every attempt at this claim, different for every other claim."""
-        return f"balance-alert:{self.user_id}:{iso_timestamp(self.updated_date)}"
+        """The same for every attempt at this claim, different for every other claim (and kind)."""
+        return f"{self.kind.value}:{self.user_id}:{iso_timestamp(self.updated_date)}"
 
 
-def from_item(row: Mapping[str, Any]) -> AlertState:
+def from_item(row: Mapping[str, Any], kind: AlertKind = AlertKind.LOW_BALANCE) -> AlertState:
     """The row's state; a row this service did not write, or cannot read, counts as sent."""
-    reader = RowReader(keys.ALERT, row)
+    reader = RowReader(kind.entity, row)
     ours = reader.has("user_id")
     state = AlertState(
         user_id=reader.text("user_id", "") or reader.key_part("ALERT", "SK") or reader.key_part("USERS") or "",
@@ -87,16 +122,26 @@ def from_item(row: Mapping[str, Any]) -> AlertState:
         current_balance=reader.whole("current_balance", None),
         fence=reader.whole("fence", None),
         account_id=reader.text("account_id", None),
+        prediction=_prediction(reader) if kind is AlertKind.PREDICTED else None,
         stored_date=row.get("updated_date"),
     )
     reader.report(Reading.CONSERVATIVE)
     return state if ours and reader.readable else replace(state, alert_sent=True)
 
 
-def get_alert(user_id: str) -> AlertState | None:
+def _prediction(reader: RowReader) -> Prediction | None:
+    day = reader.day("predicted_date", None)
+    balance = reader.whole("predicted_balance", None)
+    risk = reader.whole("risk_percent", None)
+    if day is None or balance is None or risk is None:
+        return None
+    return Prediction(day, balance, risk, reader.day("next_payday", None))
+
+
+def get_alert(user_id: str, kind: AlertKind = AlertKind.LOW_BALANCE) -> AlertState | None:
     with translated():
-        row = tables.pave().get_item(Key=keys.alert_key(user_id), ConsistentRead=True).get("Item")
-    return from_item(row) if row else None
+        row = tables.pave().get_item(Key=kind.key(user_id), ConsistentRead=True).get("Item")
+    return from_item(row, kind) if row else None
 
 
 def _fenced(condition: str, fence: int | None, values: dict[str, Any]) -> str:
@@ -125,6 +170,8 @@ def claim_cooldown(
     current_balance: int | None,
     fence: int | None = None,
     account_id: str | None = None,
+    kind: AlertKind = AlertKind.LOW_BALANCE,
+    prediction: Prediction | None = None,
 ) -> Claim | None:
     """Take the cooldown for one alert, or resume an unsent claim; ``None`` while cooling down.
 
@@ -135,7 +182,7 @@ def claim_cooldown(
     over by a second write, conditioned on its ``updated_date`` being unchanged.
     """
     values: dict[str, Any] = {
-        ":type": keys.ALERT,
+        ":type": kind.entity,
         ":user": user_id,
         ":now": iso_timestamp(now),
         ":false": False,
@@ -150,41 +197,54 @@ def claim_cooldown(
     )
     if fence is not None:
         assignments += ", fence = :fence"
+    if prediction is not None:
+        assignments += (
+            ", predicted_date = :predicted_date, predicted_balance = :predicted_balance,"
+            " risk_percent = :risk_percent, next_payday = :next_payday"
+        )
+        values.update(
+            {
+                ":predicted_date": prediction.predicted_date.isoformat(),
+                ":predicted_balance": prediction.predicted_balance,
+                ":risk_percent": prediction.risk_percent,
+                ":next_payday": prediction.next_payday.isoformat() if prediction.next_payday else None,
+            }
+        )
     claimable = {":true": True, ":bool": "BOOL", ":text": "S", ":cutoff": iso_timestamp(now - COOLDOWN)}
-    if _claim(user_id, assignments, _CLAIMABLE, {**values, **claimable}, fence):
-        return Claim(user_id, now, resumed=False)
-    current = get_alert(user_id)
+    if _claim(kind.key(user_id), assignments, _CLAIMABLE, {**values, **claimable}, fence):
+        return Claim(user_id, now, resumed=False, kind=kind)
+    current = get_alert(user_id, kind)
     stale = fence is not None and current is not None and (current.fence or 0) > fence
     if current is None or stale:
         return None
     if current.alert_sent:
-        return _claim_over(current, user_id, now, assignments, values, fence)
-    claim = Claim(user_id, current.updated_date, resumed=True)
+        return _claim_over(current, Claim(user_id, now, resumed=False, kind=kind), assignments, values, fence)
+    claim = Claim(user_id, current.updated_date, resumed=True, kind=kind)
     if fence is not None and current.fence != fence and not _stamp_fence(claim, fence):
         return None  # sent, replaced or taken by a newer holder meanwhile
     return claim
 
 
 def _claim_over(
-    current: AlertState, user_id: str, now: datetime, assignments: str, values: dict[str, Any], fence: int | None
+    current: AlertState, claim: Claim, assignments: str, values: dict[str, Any], fence: int | None
 ) -> Claim | None:
     """Claim over a row read as sent once its cooldown is over, if it is still as read (its
     ``updated_date`` unchanged): the reading saw what the claim's condition cannot."""
-    if now - current.updated_date < COOLDOWN:
+    if claim.updated_date - current.updated_date < COOLDOWN:
         return None
     if current.stored_date is None:
         condition = "attribute_not_exists(updated_date)"
     else:
         condition, values = "updated_date = :seen", {**values, ":seen": current.stored_date}
-    return Claim(user_id, now, resumed=False) if _claim(user_id, assignments, condition, values, fence) else None
+    return claim if _claim(claim.kind.key(claim.user_id), assignments, condition, values, fence) else None
 
 
-def _claim(user_id: str, assignments: str, condition: str, values: dict[str, Any], fence: int | None) -> bool:
+def _claim(key: dict[str, str], assignments: str, condition: str, values: dict[str, Any], fence: int | None) -> bool:
     """One conditional claim write; False when ``condition`` (fenced) refused it."""
     try:
         with translated():
             tables.pave().update_item(
-                Key=keys.alert_key(user_id),
+                Key=key,
                 UpdateExpression="SET " + assignments,
                 ConditionExpression=_fenced(condition, fence, values),
                 ExpressionAttributeNames={"#type": "type"},
@@ -202,7 +262,7 @@ def _stamp_fence(claim: Claim, fence: int) -> bool:
     try:
         with translated():
             tables.pave().update_item(
-                Key=keys.alert_key(claim.user_id),
+                Key=claim.kind.key(claim.user_id),
                 UpdateExpression="SET fence = :fence",
                 ConditionExpression=condition,
                 ExpressionAttributeValues=values,
@@ -219,7 +279,7 @@ def mark_sent(claim: Claim, *, fence: int | None = None) -> bool:
     try:
         with translated():
             tables.pave().update_item(
-                Key=keys.alert_key(claim.user_id),
+                Key=claim.kind.key(claim.user_id),
                 UpdateExpression="SET alert_sent = :true" + (", fence = :fence" if fence is not None else ""),
                 ConditionExpression=condition,
                 ExpressionAttributeValues=values,

@@ -22,6 +22,7 @@ PAYDAY = "PAYDAY"
 INCOME_VERIFICATION = "INCOME_VERIFICATION"
 BALANCE = "BALANCE"
 ALERT = "ALERT"
+PREDICTED_ALERT = "PREDICTED_ALERT"
 PAVE_LABEL = "PAVE_LABEL"
 LAST_PAGE = "LAST_PAGE"
 INSIGHTS = "INSIGHTS"
@@ -88,6 +89,11 @@ def savings_month_key(user_id: str, month: str) -> dict[str, str]:
 def alert_key(user_id: str) -> dict[str, str]:
     """The balance-alert state of a user (the 7-day cooldown)."""
     return {"PK": users_pk(user_id), "SK": join("ALERT", user_id)}
+
+
+def predicted_alert_key(user_id: str) -> dict[str, str]:
+    """The predicted low-balance alert's state of a user (its own 7-day cooldown)."""
+    return {"PK": users_pk(user_id), "SK": join("ALERT", user_id, "PREDICTED")}
 
 
 def pave_label_key(user_id: str) -> dict[str, str]:

@@ -1,0 +1,102 @@
+"""The forecast's uncertainty: a seeded Monte Carlo over the days ahead.
+
+Each of ``PATHS`` simulated futures starts from today's balance and, day by day, adds:
+
+* the day's expected everyday flow plus a **residual drawn from the history's own days**
+  (a day's actual flow minus what the rates expected of it): spending's uncertainty, with its
+  real skew and its heavy tail, no distribution assumed;
+* each bill due that day: its average, or for a bill whose amount varies, one of its recent
+  charges drawn at random;
+* each payday's paycheck, one of the payer's last six drawn at random, on the predicted day
+  or a business day either side, with the payday model's probabilities (one draw per path:
+  a bank that posts a day late posts every paycheck a day late).
+
+``risk`` is the share of futures whose end-of-day balance goes below 0 (below the threshold)
+on some day from tomorrow to the next payday, that day included; the lowest balance's range
+is the spread of each future's lowest day. The random generator is seeded from the inputs, so
+the same inputs give the same forecast.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from itertools import accumulate
+from operator import sub
+
+from chalicelib.insight.forecast.bills import BillCharge
+from chalicelib.insight.forecast.income import Payday, shift_probabilities, shifted
+from chalicelib.insight.forecast.spending import DailyFlows
+
+PATHS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    risk_below_zero: float
+    risk_below_threshold: float | None
+    #: The share of futures below the threshold on some day of the requested ones.
+    threshold_within_days: float | None
+    #: The 10th, 50th and 90th percentiles of the lowest balance over the requested days (cents).
+    lowest_quantiles: tuple[int, int, int]
+
+
+def _index(as_of: date, day: date) -> int:
+    return (day - as_of).days - 1
+
+
+def simulate(
+    *,
+    as_of: date,
+    start: int,
+    horizon: int,
+    days: int,
+    flows: DailyFlows,
+    bills: Sequence[BillCharge],
+    paydays: Sequence[Payday],
+    payday_confidence: float,
+    threshold: int | None,
+    seed: str,
+    paths: int = PATHS,
+) -> Simulation:
+    """Simulate ``paths`` futures of ``horizon`` days (see the module docstring)."""
+    rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, not a secret
+    base = [-flows.expected(as_of + timedelta(days=k + 1)) for k in range(horizon)]
+    varying: list[tuple[int, int, tuple[int, ...]]] = []
+    for charge in bills:
+        k = _index(as_of, charge.day)
+        if 0 <= k < horizon:
+            base[k] -= charge.amount
+            if charge.amounts:
+                varying.append((k, charge.amount, charge.amounts))
+    shifts = shift_probabilities(payday_confidence)
+    moves = [s for s, _ in shifts]
+    weights = [p for _, p in shifts]
+    # Per shift: each payday's day index (clipped to the horizon) and the risk window's end.
+    landing = {s: [min(horizon - 1, max(0, _index(as_of, shifted(p.day, s)))) for p in paydays] for s in moves}
+    residuals = flows.residuals or (0.0,)
+    below_zero = below_threshold = 0
+    lowest: list[float] = []
+    for shift in rng.choices(moves, weights, k=paths):
+        row = list(map(sub, base, rng.choices(residuals, k=horizon)))  # a residual is money out
+        for k, mean, amounts in varying:
+            row[k] += mean - rng.choice(amounts)
+        for payday, k in zip(paydays, landing[shift], strict=True):
+            row[k] += rng.choice(payday.amounts) if payday.amounts else payday.amount
+        balances = list(accumulate(row, initial=float(start)))
+        end = landing[shift][0] + 2 if paydays else horizon + 1
+        window_low = min(balances[1:end])
+        below_zero += window_low < 0
+        if threshold is not None:
+            below_threshold += window_low < threshold
+        lowest.append(min(balances[1 : days + 1]))
+    lowest.sort()
+    quantiles = tuple(round(lowest[min(paths - 1, int(q * paths))]) for q in (0.1, 0.5, 0.9))
+    return Simulation(
+        risk_below_zero=below_zero / paths,
+        risk_below_threshold=below_threshold / paths if threshold is not None else None,
+        threshold_within_days=sum(1 for x in lowest if x < threshold) / paths if threshold is not None else None,
+        lowest_quantiles=(quantiles[0], quantiles[1], quantiles[2]),
+    )

@@ -178,6 +178,16 @@ def test_a_job_change_follows_the_new_employer() -> None:
     assert (result.next_payday, result.cadence, result.source) == (d("2026-10-01"), "SEMI_MONTHLY", "Initech Inc")
 
 
+def test_a_job_change_behind_one_payroll_processors_name_follows_the_schedule_after_the_pause() -> None:
+    # GIVEN every Wednesday through 30 December 2026, then, after three weeks without pay, a
+    # larger deposit every other Thursday from 21 January: both jobs paid through one processor,
+    # so the lines read as one payer
+    old = paychecks(Schedule.weekly(2).dates(d("2026-09-01"), d("2026-12-30")), 120_000, "PAYCHEX INC PAYROLL")
+    new = paychecks([d("2027-01-21"), d("2027-02-04")], 288_000, "PAYCHEX INC PAYROLL")
+    # THEN the schedule after the pause: every other Thursday
+    check("2027-02-06", old + new, "2027-02-18", "BIWEEKLY")
+
+
 def test_pay_moved_to_a_new_account_continues_the_schedule() -> None:
     # GIVEN biweekly Friday pay into checking until 11 September, then into a new account
     # from the payday checking missed (25 September)

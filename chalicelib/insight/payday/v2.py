@@ -5,8 +5,9 @@
 2. **Fit**: each stream with two deposits or more is fitted with the calendar schedules of
    :mod:`chalicelib.insight.schedule` (weekly, every two or four weeks, twice a month, monthly
    on a day, the last business day or an nth weekday), each with a closed day paid the
-   business day before or after and posted 0-2 business days early; a deposit of an unusual
-   amount (a bonus) is left out when the others hold steady. The readings are ranked by
+   business day before or after and posted 0-2 business days early; only the deposits after
+   a long pause are read (the current schedule), and a deposit of an unusual amount (a bonus)
+   is left out when the others hold steady. The readings are ranked by
    posterior: the likelihood of the deposits under a simple noise model (on the day, a day or
    two off, missed, extra) times a prior of a few explained numbers (:func:`log_prior`). A
    federal payer (Social Security, SSI, VA, military pay) or a pension is near certain to pay
@@ -33,6 +34,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import statistics
@@ -113,6 +115,8 @@ EARLY_WEIGHT = 0.25
 #: A deposit this far from a stream's median amount (a bonus, a correction) is left out of its
 #: fit, when STEADY_SHARE of the deposits, and two or more, are not.
 UNUSUAL_AMOUNT, STEADY_SHARE = 0.5, 0.8
+#: A gap this many times a stream's typical gap is a pause: the schedule after it is the current one.
+PAUSE = 3
 
 
 def _rule_prior(schedule: Schedule) -> float:
@@ -345,7 +349,7 @@ def _monthly_once(fits: Sequence[StreamFit], as_of: date, history_start: date) -
         if _once_monthly(stream, as_of) and (
             (sf.first - history_start).days <= MONTH_DAYS or any(last < sf.first for last in stopped)
         ):
-            out.append(fit_stream(stream, as_of, history_start, once=True, usual_only=True))
+            out.append(fit_stream(stream, as_of, history_start, once=True, current_only=True))
         else:
             out.append(sf)
     return out
@@ -363,24 +367,36 @@ def _steady(stream: Stream) -> bool:
     return len(_usual(stream)) >= STEADY_SHARE * len(stream.deposits)
 
 
-def _usual_days(stream: Stream) -> list[date]:
-    """The days of a stream's deposits without those of an unusual amount when the others are
-    steady (and two or more): payouts that vary throughout (gig work) keep every day, so that
-    their lack of a schedule shows."""
-    if len(stream.deposits) < 3:
-        return stream.days
-    usual = _usual(stream)
-    return usual if len(usual) >= 2 and _steady(stream) else stream.days
+def _current_days(stream: Stream) -> list[date]:
+    """The days of the deposits that show a stream's current schedule: those after the last
+    pause longer than :data:`PAUSE` typical gaps, when two or more came after it (a payer that
+    stopped and started again: a deposit long before the others, a new job whose lines read
+    like the old one's); of those, without the deposits of an unusual amount when the others
+    are steady (and two or more; payouts that vary throughout, gig work, keep every day, so
+    that their lack of a schedule shows)."""
+    deposits = stream.deposits
+    if len(deposits) >= 3:
+        gaps = [(b.day - a.day).days for a, b in itertools.pairwise(deposits)]
+        typical = statistics.median(gaps)
+        pauses = [n for n, gap in enumerate(gaps) if gap > PAUSE * typical and n + 2 < len(deposits)]
+        if pauses:
+            deposits = deposits[pauses[-1] + 1 :]
+    current = replace(stream, deposits=deposits)
+    if len(deposits) >= 3:
+        usual = _usual(current)
+        if len(usual) >= 2 and _steady(current):
+            return usual
+    return current.days
 
 
 def fit_stream(
-    stream: Stream, as_of: date, history_start: date, *, once: bool = False, usual_only: bool = False
+    stream: Stream, as_of: date, history_start: date, *, once: bool = False, current_only: bool = False
 ) -> StreamFit:
     """Fit one stream and judge it (regular or not; ACTIVE, LATE or ENDED). ``once``: the
     stream's one deposit is a monthly payer's (:func:`_monthly_once` decides), scored against
-    every monthly rule unless the payer publishes its schedules. ``usual_only``: deposits of
-    an unusual amount are left out of the fit (:func:`_usual_days`)."""
-    days = _usual_days(stream) if usual_only else stream.days
+    every monthly rule unless the payer publishes its schedules. ``current_only``: only the
+    deposits that show the current schedule are fitted (:func:`_current_days`)."""
+    days = _current_days(stream) if current_only else stream.days
     kind = payer_kind(stream)
     published = _published(kind) if len(days) == 1 and not _strict(stream) else ()
     if once and not published:
@@ -477,7 +493,7 @@ def _moved(fitted: list[StreamFit], as_of: date, history_start: date) -> list[St
                     evidence=evidence,
                     gig=stream.gig or sf.stream.gig,
                 )
-                out[out.index(sf)] = fit_stream(joined, as_of, history_start, usual_only=True)
+                out[out.index(sf)] = fit_stream(joined, as_of, history_start, current_only=True)
                 out.remove(other)
                 break
     return out
@@ -647,7 +663,7 @@ def analyse(txns: Sequence[Txn], as_of: date, *, early_weight: float = EARLY_WEI
     if history_days < MIN_HISTORY_DAYS:
         error = InsufficientHistoryError(f"{history_days} days of history, {MIN_HISTORY_DAYS} needed")
         return V2Result(None, error, candidates, ())
-    fits = [fit_stream(s, as_of, history_start, usual_only=True) for s in streams]
+    fits = [fit_stream(s, as_of, history_start, current_only=True) for s in streams]
     fitted = _replaced(_moved(fits, as_of, history_start))
     chosen = primary(fitted)
     if chosen is None or chosen.status == LATE:  # no payday otherwise: a payer paid once may be monthly

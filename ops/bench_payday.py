@@ -9,10 +9,10 @@ is predicted with the last 60, 90 and 180 days of it by
 - **the plain fit** (:mod:`ops.synthetic.plain_fit`): each payer's best standard schedule by
   the deposits it explains, the payer paid most lately, its next date;
 - **the oracle** (:func:`oracle`), told what no history shows (each user's schedule, the bank's
-  usual posting and whether it keeps to it, a new job's schedule, the deposits the feed lost)
-  but not what happens after ``as_of``, counted where two deposits of the primary's schedule
-  are in the window ("two deposits show"): a predictor as good as the oracle wherever the
-  history shows the schedule, and no better where it does not.
+  usual posting, a new job's schedule, the deposits the feed lost) but not what happens after
+  ``as_of``, counted where two deposits of the primary's schedule are in the window ("two
+  deposits show"): a predictor as good as the oracle wherever the history shows the schedule,
+  and no better where it does not.
 
 Per set and history length, on users with a payday: **exact** (an answer without a date is a
 miss), **early** (before the payday: a collection before the money lands), **late**, **no
@@ -98,13 +98,8 @@ def shown(person: SyntheticUser, days: int) -> bool:
 
 
 def oracle_answer(person: SyntheticUser) -> date | None:
-    """The oracle's date: the scheduled day, or the business day after it where the bank's early
-    posting does not always hold (the hedge that removes the most early answers per exact one
-    given up)."""
-    truth = person.truth
-    if truth.scheduled is None or truth.facts is None:
-        return None
-    return fedcal.business_days_before(truth.scheduled, -1) if truth.facts.wobbly else truth.scheduled
+    """The oracle's date: the scheduled day (the pay rule, its roll, the bank's usual posting)."""
+    return person.truth.scheduled
 
 
 def phenomena_of(person: SyntheticUser) -> set[str]:
@@ -199,8 +194,7 @@ class Oracle:
 
     n: int = 0
     exact: int = 0  # its answer is the payday
-    early: int = 0
-    moved: int = 0  # paydays that came later than scheduled (an unpaid cycle, a missed early posting, a delay)
+    early: int = 0  # ... before it: the paydays that came later than scheduled
     #: history length -> exact where two deposits of the primary's schedule are in the window
     shown_exact: dict[int, int] = field(default_factory=lambda: defaultdict(int))
 
@@ -211,10 +205,9 @@ class Oracle:
 def oracle(people: Sequence[SyntheticUser], histories: Sequence[int] = HISTORIES) -> Oracle:
     """A bound on any predictor. Told each user's scheduled next payday (the pay rule, its roll,
     the bank's usual posting; a new job's schedule from its first day; deposits the feed lost),
-    it answers that day, or the business day after where the bank's early posting does not
-    always hold. It is not told what happens after ``as_of`` (an unpaid cycle, an early posting
-    missed, an ACH delay): those make it early. Per history length it counts as exact only
-    where two deposits of the primary's schedule are in the window."""
+    it answers that day. It is not told what happens after ``as_of`` (an unpaid cycle, an early
+    posting missed, an ACH delay): those make it early. Per history length it counts as exact
+    only where two deposits of the primary's schedule are in the window."""
     out = Oracle()
     for person in people:
         payday, answer = person.truth.next_payday, oracle_answer(person)
@@ -223,7 +216,6 @@ def oracle(people: Sequence[SyntheticUser], histories: Sequence[int] = HISTORIES
         out.n += 1
         out.exact += answer == payday
         out.early += answer < payday
-        out.moved += payday != person.truth.scheduled
         for days in histories:
             out.shown_exact[days] += answer == payday and shown(person, days)
     return out
@@ -263,8 +255,8 @@ def report(
         )
     if bound.n:
         print(
-            f"the oracle, every payday: exact {_pct(bound.exact / bound.n)}, early {_pct(bound.early / bound.n)}"
-            f" ({bound.moved} of {bound.n} paydays came later than scheduled: early for any schedule)"
+            f"the oracle on every payday: exact {_pct(bound.exact / bound.n)}, early {_pct(bound.early / bound.n)}"
+            " (paydays that came later than scheduled after as_of: early for any schedule)"
         )
     trailing = _slices(scores, histories)
     if ours.unpaid:

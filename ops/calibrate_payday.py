@@ -1,13 +1,13 @@
-"""Fit the payday confidence (:mod:`chalicelib.insight.payday.confidence`) on the tuning generator.
+"""Fit the payday confidence (:mod:`chalicelib.insight.payday.confidence`) on the tuning world.
 
-Runs the chain on users of generator A (the tuning seeds only: never the held-out generator nor
-the seeds the benchmark keeps unseen) at 30, 60, 90 and 120 days of history, keeps each dated
-FloatMe V2 answer's confidence inputs with whether the date was exact, fits a logistic
-regression (Newton's method with a small ridge penalty, standard library only) and prints the
-weights as the module spells them, with the reliability table of the fitted confidence and the
-legacy guess's exact rate (its fixed confidence).
+Runs FloatMe V2 on users of world A's tuning seeds (never world B or C, nor the seeds the
+benchmark keeps unseen) with 60, 90, 120 and 180 days of history, keeps each dated answer's
+confidence inputs with whether the date was exact (a date given to a user without a payday is
+not), fits a logistic regression (Newton's method with a small ridge penalty, standard library
+only) and prints the weights as the module spells them, with the reliability of the fitted
+confidence per decile.
 
-Run: ``.venv/bin/python -m ops.calibrate_payday`` (about four minutes), then paste the printed
+Run: ``.venv/bin/python -m ops.calibrate_payday`` (a few minutes), then paste the printed
 ``WEIGHTS`` and ``INTERCEPT`` into ``chalicelib/insight/payday/confidence.py``.
 """
 
@@ -17,40 +17,31 @@ import math
 import statistics
 from collections.abc import Sequence
 
-from chalicelib.insight.payday import Detection, predict, v2
-from chalicelib.insight.payday.confidence import ConfidenceInputs, features
+from chalicelib.insight.payday import v2
+from chalicelib.insight.payday.confidence import features
 from chalicelib.insight.transactions import visible
 from ops.synthetic import users
 
 TUNING_SEEDS = (1, 2, 4, 5)
 USERS_PER_SEED = 300
-HISTORIES = (30, 60, 90, 120)
+HISTORIES = (60, 90, 120, 180)
 RIDGE = 1.0
 
 Sample = tuple[list[float], bool]
 
 
-def samples(seeds: Sequence[int] = TUNING_SEEDS, count: int = USERS_PER_SEED) -> tuple[list[Sample], list[bool]]:
-    """(features, exact) of every dated V2 answer, and exact of every legacy answer."""
+def samples(seeds: Sequence[int] = TUNING_SEEDS, count: int = USERS_PER_SEED) -> list[Sample]:
+    """(features, exact) of every dated V2 answer."""
     out: list[Sample] = []
-    legacy: list[bool] = []
     for seed in seeds:
-        for person in users.generate(seed, count):
+        for person in users.generate(seed, count, max(HISTORIES)):
             truth = person.truth.next_payday
-            if truth is None:
-                continue
             for days in HISTORIES:
-                transactions = person.history(days)
-                result = predict(transactions, person.as_of)
-                if result.next_payday is None:
+                result = v2.analyse(visible(person.history(days), person.as_of), person.as_of)
+                if result.prediction is None or result.confidence_inputs is None:
                     continue
-                if result.detection_used is not Detection.FLOATME_V2:
-                    legacy.append(result.next_payday == truth)
-                    continue
-                inputs = v2.analyse(visible(transactions, person.as_of), person.as_of).confidence_inputs
-                assert isinstance(inputs, ConfidenceInputs)
-                out.append((features(inputs), result.next_payday == truth))
-    return out, legacy
+                out.append((features(result.confidence_inputs), result.prediction.next_payday == truth))
+    return out
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
@@ -97,21 +88,20 @@ def _sigmoid(z: float) -> float:
 
 def table(data: Sequence[Sample], weights: Sequence[float]) -> None:
     scored = [(_sigmoid(sum(w * v for w, v in zip(weights, [*x, 1.0], strict=True))), y) for x, y in data]
-    for low in (0.0, 0.2, 0.4, 0.6, 0.8, 0.9):
-        high = {0.0: 0.2, 0.2: 0.4, 0.4: 0.6, 0.6: 0.8, 0.8: 0.9}.get(low, 1.01)
-        group = [(c, y) for c, y in scored if low <= c < high]
+    for decile in range(10):
+        low = decile / 10
+        group = [(c, y) for c, y in scored if low <= c < low + 0.1 or (decile == 9 and c >= 1.0)]
         if group:
             mean, hits = statistics.fmean(c for c, _ in group), statistics.fmean(float(y) for _, y in group)
-            print(f"  [{low:.1f}, {min(high, 1.0):.1f}) n {len(group):>5}: mean {mean:.3f}, exact {hits:.3f}")
+            print(f"  [{low:.1f}, {low + 0.1:.1f}) n {len(group):>5}: stated {mean:.3f}, observed {hits:.3f}")
     print(f"  Brier {statistics.fmean((c - y) ** 2 for c, y in scored):.4f}")
 
 
 def main() -> int:
-    data, legacy = samples()
+    data = samples()
     weights = fit(data)
-    print(f"{len(data)} dated V2 answers on generator A seeds {TUNING_SEEDS}; fitted reliability:")
+    print(f"{len(data)} dated V2 answers on world A seeds {TUNING_SEEDS}; fitted reliability:")
     table(data, weights)
-    print(f"legacy guess: {len(legacy)} dated answers, exact {statistics.fmean(legacy) if legacy else 0:.3f}")
     print("WEIGHTS = (" + ", ".join(f"{w:.4f}" for w in weights[:-1]) + ")")
     print(f"INTERCEPT = {weights[-1]:.4f}")
     return 0

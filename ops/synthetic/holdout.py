@@ -104,6 +104,7 @@ class _World:
     v2: bool
     gap: float
     rows: list[dict[str, Any]]
+    history: int = HISTORY_DAYS
 
     def pfc(self, kind: str | None) -> dict[str, str] | None:
         names = {
@@ -174,7 +175,7 @@ def _describe(employer: _Employer, day: date, rng: random.Random) -> str:
 
 
 def _employers(world: _World, archetype: str) -> list[_Employer]:
-    rng, start = world.rng, world.as_of - timedelta(days=HISTORY_DAYS + 60)
+    rng, start = world.rng, world.as_of - timedelta(days=world.history + 60)
     end = world.as_of + timedelta(days=FUTURE_DAYS)
 
     def hire(first: date = start, last: date = end, account: str = "chk", scale: float = 1.0) -> _Employer:
@@ -322,7 +323,8 @@ ARCHETYPES = (
 )
 
 
-def make_user(seed: int, index: int) -> SyntheticUser:
+def make_user(seed: int, index: int, history_days: int = HISTORY_DAYS) -> SyntheticUser:
+    """User ``index`` of seed ``seed`` with ``history_days`` of history before ``as_of``."""
     rng = random.Random(f"payday-B:{seed}:{index}")  # noqa: S311 - reproducible test data is the point
     as_of = date(2022, 6, 1) + timedelta(days=rng.randrange((date(2028, 9, 30) - date(2022, 6, 1)).days))
     early = rng.choices([0, 1, 2], [70, 12, 18])[0]
@@ -335,10 +337,11 @@ def make_user(seed: int, index: int) -> SyntheticUser:
         rng.random() < 0.5,
         0.1 if rng.random() < 0.1 else 0.0,
         [],
+        history_days,
     )
     archetype = rng.choices([a for a, _ in ARCHETYPES], [w for _, w in ARCHETYPES])[0]
-    first = as_of - timedelta(days=HISTORY_DAYS - 1)
-    days = [first + timedelta(days=n) for n in range(HISTORY_DAYS + FUTURE_DAYS)]
+    first = as_of - timedelta(days=history_days - 1)
+    days = [first + timedelta(days=n) for n in range(history_days + FUTURE_DAYS)]
     truth = Truth(None, "NONE", archetype)
     paid: list[date] = []
     if archetype == "benefits":
@@ -382,7 +385,7 @@ def _facts(
 ) -> _Facts:
     """The truth's facts (see :class:`ops.synthetic.users.Facts`) about ``records``, the
     primary income's paydays."""
-    as_of, start = world.as_of, world.as_of - timedelta(days=HISTORY_DAYS - 1)
+    as_of, start = world.as_of, world.as_of - timedelta(days=world.history - 1)
     upcoming = _next([p.landed for p in records if p.landed], as_of)
     planned = min((p for p in records if p.scheduled > as_of), key=lambda p: p.scheduled)
     if upcoming == planned.scheduled:
@@ -410,5 +413,5 @@ def _facts(
     return _Facts(planned.scheduled, facts)
 
 
-def generate(seed: int, count: int) -> list[SyntheticUser]:
-    return [make_user(seed, i) for i in range(count)]
+def generate(seed: int, count: int, history_days: int = HISTORY_DAYS) -> list[SyntheticUser]:
+    return [make_user(seed, i, history_days) for i in range(count)]

@@ -99,6 +99,7 @@ class Facts:
     payroll_ids: frozenset[str]  # every credit from any employer or agency
     jobs: int  # income sources that paid in the history window
     first_pay: date | None = None  # the primary's first payday, when it started within the window
+    tags: frozenset[str] = frozenset()  # phenomena a generator names about this user (world C does)
 
 
 @dataclass(frozen=True)
@@ -173,11 +174,12 @@ class _User:
     gap_rate: float
     split: str
     split_share: float
+    history_days: int = HISTORY_DAYS
     txns: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def start(self) -> date:
-        return self.as_of - timedelta(days=HISTORY_DAYS - 1)
+        return self.as_of - timedelta(days=self.history_days - 1)
 
     @property
     def end(self) -> date:
@@ -247,7 +249,7 @@ def _bank(rng: random.Random) -> Bank:
     return Bank("early", early, WOBBLE if rng.random() < WOBBLY_BANK else 0.0)
 
 
-def _new_user(rng: random.Random, user_id: str) -> _User:
+def _new_user(rng: random.Random, user_id: str, history_days: int) -> _User:
     split = rng.random()
     return _User(
         rng=rng,
@@ -262,13 +264,15 @@ def _new_user(rng: random.Random, user_id: str) -> _User:
         gap_rate=GAP_RATE if rng.random() < GAPPY_USER else 0.0,
         split="same" if split < SPLIT_SAME_BANK else "other" if split < SPLIT_SAME_BANK + SPLIT_OTHER_BANK else "none",
         split_share=rng.choice([0.1, 0.15, 0.2, 0.3]),
+        history_days=history_days,
     )
 
 
-def make_user(seed: int, index: int) -> SyntheticUser:
-    """User ``index`` of generator seed ``seed`` (the same arguments give the same user)."""
+def make_user(seed: int, index: int, history_days: int = HISTORY_DAYS) -> SyntheticUser:
+    """User ``index`` of generator seed ``seed`` (the same arguments give the same user) with
+    ``history_days`` of history before ``as_of`` (another length draws another user)."""
     rng = random.Random(f"payday-A:{seed}:{index}")  # noqa: S311 - reproducible test data is the point
-    user = _new_user(rng, f"a{seed}-{index:05d}")
+    user = _new_user(rng, f"a{seed}-{index:05d}", history_days)
     archetype = rng.choices([a for a, _ in ARCHETYPES], weights=[w for _, w in ARCHETYPES])[0]
     jobs = _jobs(user, archetype)
     pays: dict[int, tuple[list[Pay], list[str]]] = {}
@@ -284,8 +288,8 @@ def make_user(seed: int, index: int) -> SyntheticUser:
     return SyntheticUser(user.user_id, user.as_of, archetype, tuple(user.txns), truth)
 
 
-def generate(seed: int, count: int) -> list[SyntheticUser]:
-    return [make_user(seed, i) for i in range(count)]
+def generate(seed: int, count: int, history_days: int = HISTORY_DAYS) -> list[SyntheticUser]:
+    return [make_user(seed, i, history_days) for i in range(count)]
 
 
 def iter_users(seed: int, count: int) -> Iterator[SyntheticUser]:
@@ -526,7 +530,7 @@ def _noise(user: _User, archetype: str, main_paid: list[date]) -> None:
     if rng.random() < 0.05:  # a partner's weekly transfer
         person, cents = rng.choice(PEOPLE), rng.randint(100_00, 300_00)
         start = user.start + timedelta(days=rng.randrange(7))
-        for k in range(0, HISTORY_DAYS + FUTURE_DAYS, 7):
+        for k in range(0, user.history_days + FUTURE_DAYS, 7):
             user.add(
                 "chk", start + timedelta(days=k), -cents, f"VENMO CASHOUT {person}", pfc="TRANSFER_IN_ACCOUNT_TRANSFER"
             )
@@ -534,7 +538,7 @@ def _noise(user: _User, archetype: str, main_paid: list[date]) -> None:
         _own_transfers(user)
     for _ in range(rng.choice((0, 0, 1, 2, 3))):
         merchant = rng.choice(MERCHANTS)
-        day = user.start + timedelta(days=rng.randrange(HISTORY_DAYS + FUTURE_DAYS))
+        day = user.start + timedelta(days=rng.randrange(user.history_days + FUTURE_DAYS))
         name = f"{merchant[1].upper()} REFUND" if rng.random() < 0.5 else f"RETURN {merchant[0]}"
         user.add("chk", day, -rng.randint(500, 12_000), name, merchant=merchant[1], pfc=merchant[2])
     _tax_refund(user)
@@ -548,7 +552,7 @@ def _noise(user: _User, archetype: str, main_paid: list[date]) -> None:
             day = end + timedelta(days=1)
     if rng.random() < 0.15:
         for _ in range(rng.randint(1, 5)):
-            day = user.start + timedelta(days=rng.randrange(HISTORY_DAYS + FUTURE_DAYS))
+            day = user.start + timedelta(days=rng.randrange(user.history_days + FUTURE_DAYS))
             name = rng.choice(("ATM CASH DEPOSIT", "MOBILE DEPOSIT", "BRANCH DEPOSIT"))
             user.add(
                 "chk",
@@ -568,7 +572,7 @@ def _p2p(user: _User) -> None:
     rng = user.rng
     for _ in range(rng.randint(1, 12)):
         person = rng.choice(PEOPLE)
-        day = user.start + timedelta(days=rng.randrange(HISTORY_DAYS + FUTURE_DAYS))
+        day = user.start + timedelta(days=rng.randrange(user.history_days + FUTURE_DAYS))
         name = rng.choice(
             (
                 f"Zelle payment from {person} {rng.randrange(10**8)}",
@@ -591,7 +595,9 @@ def _roommate_rent(user: _User) -> None:
 
 def _own_transfers(user: _User) -> None:
     rng = user.rng
-    days = [user.start + timedelta(days=rng.randrange(HISTORY_DAYS + FUTURE_DAYS)) for _ in range(rng.randint(1, 6))]
+    days = [
+        user.start + timedelta(days=rng.randrange(user.history_days + FUTURE_DAYS)) for _ in range(rng.randint(1, 6))
+    ]
     if rng.random() < 0.25:  # an automatic transfer on the 1st of each month
         day = date(user.start.year, user.start.month, 1)
         while day <= user.end:

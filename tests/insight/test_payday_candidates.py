@@ -61,10 +61,19 @@ def test_a_paycheck_is_not_excluded() -> None:
         "ORIG CO NAME:ACME CORP CO ENTRY DESCR:PAYROLL SEC:PPD TRACE#:123456 EED:261113",
         "ORIG CO NAME:ACME CORP ORIG ID:1234567890 DESC DATE:261113 CO ENTRY DESCR:PAYROLL SEC:PPD TRACE#:1",
         "ORIG CO NAME:ACME CORP CO ENTRY",  # truncated by the bank
+        "ACME CORP PAYROLL 7K2M9X",  # a reference of letters and digits
+        "ACH CREDIT ACME CORP SALARY Q4X8 2JH7",
     ],
 )
 def test_one_employer_reads_the_same_in_every_bank_format(name: str) -> None:
     assert payer_key(parse(txn("2026-11-13", -1, name))) == "ACME CORP"
+
+
+def test_a_payroll_processors_deposits_read_as_one_payer_whatever_their_reference() -> None:
+    # GIVEN the lines a processor writes for one employer, each with its own reference
+    keys = {payer_key(parse(txn("2026-11-13", -1, f"GUSTO PAY {ref}"))) for ref in ("58C7D4RBVH", "NK9NKK", "7EJLVUW4")}
+    # THEN one payer: a word with a digit in it is a reference, not a name
+    assert keys == {"GUSTO"}
 
 
 def test_federal_benefits_key_by_program() -> None:

@@ -147,3 +147,60 @@ def test_filtered_transactions_are_the_payroll_candidates() -> None:
 def test_a_transaction_breaking_the_contract_is_a_typed_error() -> None:
     with pytest.raises(InvalidTransactionError):
         predict([*biweekly_payroll(), txn("2026-09-01", 12.5, "BAD AMOUNT")], AS_OF)
+
+
+# --- every answer on a business day -----------------------------------------------------------------
+
+
+def test_a_pave_payday_on_a_holiday_friday_moves_to_the_business_day_before_and_says_so() -> None:
+    # GIVEN Pave's next date every other Friday, that Friday being Christmas Day 2026
+    as_of = d("2026-12-20")
+    rows = on_schedule(Schedule.biweekly(d("2026-12-11")), "2026-09-01", "2026-12-20") + spending(
+        "2026-09-01", "2026-12-20"
+    )
+    pave = PaveIncome(d("2026-12-25"), "BIWEEKLY", "ACME")
+    # WHEN the chain answers from Pave
+    result = run_chain(rows, as_of, used_pave_v2=True, pave_income=pave)
+    # THEN Thursday the 24th, saying the date given was the 25th; the collection dates follow it
+    assert (result.detection_used, result.next_payday, result.moved_from) == (
+        Detection.PAVE,
+        d("2026-12-24"),
+        d("2026-12-25"),
+    )
+    assert result.collection is not None
+    assert (result.collection.instant, result.collection.standard, result.collection.extended) == (
+        d("2026-12-24"),
+        d("2026-12-28"),
+        d("2027-01-08"),
+    )
+    payload = json.loads(json.dumps(result.capture()))
+    assert payload["moved_from"] == "2026-12-25" and payload["pave"]["moved_from"] == "2026-12-25"
+    # AND V2, run on the same history, is on the same business day, with nothing to move
+    alone = predict(rows, as_of)
+    assert (alone.next_payday, alone.moved_from) == (d("2026-12-24"), None)
+
+
+def test_a_pave_date_whose_business_day_before_is_not_ahead_falls_through_to_v2() -> None:
+    # GIVEN Pave's next date on Saturday 3 October 2026, evaluated on Friday the 2nd
+    as_of = d("2026-10-02")
+    result = run_chain(biweekly_payroll(), as_of, used_pave_v2=True, pave_income=PaveIncome(d("2026-10-03"), "WEEKLY"))
+    # THEN Pave has no payday to give (Friday is today), and V2 answers
+    assert result.detection_used is Detection.FLOATME_V2 and result.next_payday == d("2026-10-16")
+    assert result.errors[Detection.PAVE].error == "ClosedPaydayError"
+
+
+def test_the_legacy_guess_says_when_it_moved_its_date() -> None:
+    # GIVEN wages every 14 days from Friday 13 November 2026 (the legacy guess alone: V2 off);
+    # the projected next one is Christmas Day
+    rows = on_schedule(Schedule.biweekly(d("2026-11-13")), "2026-11-01", "2026-12-12") + spending(
+        "2026-11-01", "2026-12-12"
+    )
+    result = run_chain(rows, d("2026-12-12"), used_v2=False)
+    # THEN Thursday the 24th, saying the projected day was the 25th
+    assert (result.detection_used, result.next_payday, result.moved_from) == (
+        Detection.FLOATME,
+        d("2026-12-24"),
+        d("2026-12-25"),
+    )
+    # AND an answer on a business day says nothing moved
+    assert run_chain(biweekly_payroll(), AS_OF).moved_from is None

@@ -10,9 +10,13 @@ import pytest
 from chalicelib.insight.calendar import fed_holidays
 from chalicelib.insight.transactions import parse
 from ops import bench_payday
-from ops.synthetic import fedcal, holdout, users
+from ops.synthetic import fedcal, holdout, phenomena, users
 
-GENERATORS = [pytest.param(users.make_user, id="tuning"), pytest.param(holdout.make_user, id="held-out")]
+GENERATORS = [
+    pytest.param(users.make_user, id="A"),
+    pytest.param(holdout.make_user, id="B"),
+    pytest.param(phenomena.make_user, id="C"),
+]
 KEYS = {
     "txn_id",
     "account_id",
@@ -71,10 +75,18 @@ def test_history_keeps_the_window_and_the_future() -> None:
     assert max(r["date"] for r in person.visible()) <= person.as_of.isoformat()
 
 
-def test_the_bench_report_prints_model_and_baseline(capsys: pytest.CaptureFixture[str]) -> None:
-    people = users.generate(4, 8)
-    ours = bench_payday.score(people, bench_payday.model, (90,))
-    base = bench_payday.score(people, bench_payday.naive, (90,))
-    bench_payday.report("sample", people, ours, base)
-    out = capsys.readouterr().out
-    assert "sample: 8 users" in out and "exact model/base" in out and "ceiling" in out
+@pytest.mark.parametrize("make", GENERATORS)
+def test_a_longer_history_is_generated_on_request(make: Callable[..., users.SyntheticUser]) -> None:
+    person = make(5, 2, 180)
+    first = min(r["date"] for r in person.transactions)
+    assert (person.as_of - timedelta(days=179)).isoformat() <= first <= (person.as_of - timedelta(days=150)).isoformat()
+
+
+def test_world_c_pays_on_business_days_and_names_its_phenomena() -> None:
+    people = phenomena.generate(3, 80)
+    facts = [p.truth.facts for p in people if p.truth.facts is not None]
+    # a payday on a weekend or a holiday was paid the business day before (or posted earlier)
+    assert all(fedcal.is_open(day) for f in facts for day in f.paid)
+    tags = set().union(*(f.tags for f in facts))
+    assert {"processor description", "early-posting bank", "missed paychecks", "split to savings"} <= tags
+    assert {p.archetype for p in people} >= {"one_job", "second_job", "job_change", "social_security", "gig_only"}

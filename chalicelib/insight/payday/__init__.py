@@ -30,6 +30,7 @@ from chalicelib.insight.payday.pave import PaveIncome
 from chalicelib.insight.payday.types import (
     NO_CADENCE,
     AlgorithmFailure,
+    ClosedPaydayError,
     Detection,
     InsufficientHistoryError,
     PaveUnavailableError,
@@ -42,6 +43,7 @@ __all__ = [
     "NO_CADENCE",
     "AlgorithmFailure",
     "ChainResult",
+    "ClosedPaydayError",
     "CollectionDates",
     "Detection",
     "InsufficientHistoryError",
@@ -93,6 +95,12 @@ class ChainResult:
     def collection(self) -> CollectionDates | None:
         return self.chosen.collection
 
+    @property
+    def moved_from(self) -> date | None:
+        """The date the chosen algorithm gave, when it fell on a weekend day or a Fed holiday
+        and ``next_payday`` is the business day before it."""
+        return self.chosen.moved_from
+
     def capture(self) -> dict[str, Any]:
         """The payload of a PAYDAY_PREDICTION capture row (the endpoint adds ``from_cache``,
         ``loan_id`` and ``prediction_date``)."""
@@ -104,6 +112,7 @@ class ChainResult:
             "frequency": self.cadence,
             "source": self.source,
             "reason": self.reason,
+            "moved_from": self.moved_from.isoformat() if self.moved_from else None,
             "fm": self.fm.to_dict() if self.fm else None,
             "v2": self.v2.to_dict() if self.v2 else None,
             "pave": self.pave.to_dict() if self.pave else None,
@@ -153,7 +162,7 @@ def run_chain(
     input that breaks the transaction contract."""
     txns = visible(transactions, as_of)
     errors: dict[Detection, AlgorithmFailure] = {}
-    fm = _attempt(Detection.FLOATME, lambda: legacy.predict(txns, as_of), errors)
+    fm = _attempt(Detection.FLOATME, lambda: legacy.predict(txns, as_of).on_business_day(as_of), errors)
     pave_answer: PaydayPrediction | None = None
     v2_answer: PaydayPrediction | None = None
     filtered: tuple[Txn, ...] = ()
@@ -172,7 +181,7 @@ def run_chain(
         )
 
     if used_pave_v2:
-        pave_answer = _attempt(Detection.PAVE, lambda: pave.predict(pave_income, as_of), errors)
+        pave_answer = _attempt(Detection.PAVE, lambda: pave.predict(pave_income, as_of).on_business_day(as_of), errors)
         if pave_answer is not None:
             return result(pave_answer, Detection.PAVE)  # short-circuit: V2 is not run
     if used_v2:
@@ -194,7 +203,13 @@ def _run_v2(
         return None, ()
     if result.error is not None:
         errors[Detection.FLOATME_V2] = AlgorithmFailure.of(Detection.FLOATME_V2, result.error)
-    return result.prediction, result.candidates
+    if result.prediction is None:
+        return None, result.candidates
+    try:
+        return result.prediction.on_business_day(as_of), result.candidates
+    except ClosedPaydayError as exc:
+        errors[Detection.FLOATME_V2] = AlgorithmFailure.of(Detection.FLOATME_V2, exc)
+        return None, result.candidates
 
 
 def _reason(fm: PaydayPrediction | None, errors: Mapping[Detection, AlgorithmFailure]) -> str:

@@ -155,8 +155,8 @@ def exclusion(txn: Txn) -> str | None:
 
 
 def payer_key(txn: Txn) -> str:
-    """The payer's name as the description spells it, without bank wording, references or the
-    recipient: ``ACME CORP DES:PAYROLL ID:123 INDN:J DOE CO ID:9 PPD``, ``ORIG CO NAME:ACME CORP
+    """The payer's name as the description spells it, without bank wording, references (any word
+    with a digit) or the recipient: ``ACME CORP DES:PAYROLL ID:123 INDN:J DOE CO ID:9 PPD``, ``ORIG CO NAME:ACME CORP
     CO ENTRY DESCR:PAYROLL SEC:PPD`` and ``DIRECT DEP ACME CORP`` are all ``ACME CORP``."""
     text = txn.name.upper()
     if "TREAS 310" in text:  # federal benefits: Social Security, SSI, VA ...
@@ -169,7 +169,8 @@ def payer_key(txn: Txn) -> str:
     cut = _CUT.search(" " + text)
     if cut:
         text = (" " + text)[: cut.start()]
-    tokens = [t for t in _NOT_WORD.sub(" ", text.replace(".COM", " ")).split() if t not in _WORDS and len(t) > 1]
+    words = " ".join(w for w in text.replace(".COM", " ").split() if not any(c.isdigit() for c in w))  # references
+    tokens = [t for t in _NOT_WORD.sub(" ", words).split() if t not in _WORDS and len(t) > 1]
     if tokens:
         return " ".join(tokens[:3])
     return (txn.merchant_name or txn.name).upper().strip()

@@ -4,7 +4,8 @@ Income is any inflow Plaid categorises as income (a v1 or v2 income category oth
 refunds, interest and dividends) or as legacy "Payroll"; the payer with the most of it that
 paid on two or more days is the source. The next payday is its last deposit plus the median
 gap between its deposits (repeated until after ``as_of``), moved back to a Fed business day
-(forward if that is not after ``as_of``); the cadence is read off the gap. No calendar
+(forward if that is not after ``as_of``; the answer's ``moved_from`` then keeps the projected
+day); the cadence is read off the gap. No calendar
 rules, no early posting, no exclusions beyond the categories: a baseline, and an answer when
 the schedule model cannot run.
 """
@@ -57,6 +58,7 @@ def predict(txns: Sequence[Txn], as_of: date) -> PaydayPrediction:
     while upcoming[0] <= as_of:
         upcoming[0] += step
     upcoming.append(upcoming[0] + step)
+    projected = upcoming[0]
     upcoming = [_business(d, as_of) for d in upcoming]
     return PaydayPrediction(
         Detection.FLOATME,
@@ -67,6 +69,7 @@ def predict(txns: Sequence[Txn], as_of: date) -> PaydayPrediction:
         collection=collection_dates(upcoming),
         upcoming=tuple(upcoming),
         schedule=f"last deposit {days[-1].isoformat()} + every {gap:.0f} days",
+        moved_from=projected if projected != upcoming[0] else None,
     )
 
 

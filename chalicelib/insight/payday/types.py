@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import StrEnum
 from typing import Any
 
 from chalicelib.errors import ServiceError
-from chalicelib.insight.payday.collection import CollectionDates
+from chalicelib.insight.calendar import is_business_day, previous_business_day
+from chalicelib.insight.payday.collection import CollectionDates, collection_dates
 
 #: The cadence of a user with no payday to predict.
 NO_CADENCE = "NONE"
@@ -36,10 +37,17 @@ class PaveUnavailableError(PaydayModelError):
     """No usable Pave income insight is cached for the user (none, no date, or stale)."""
 
 
+class ClosedPaydayError(PaydayModelError):
+    """The algorithm's date is a day the Fed is closed, and the business day before it is not
+    after the day predicted for: no payday to answer."""
+
+
 @dataclass(frozen=True, slots=True)
 class PaydayPrediction:
     """One algorithm's answer. No ``next_payday`` is an answer too: cadence ``NONE`` and the
-    ``reason`` (irregular income, no income, a payday that did not arrive ...)."""
+    ``reason`` (irregular income, no income, a payday that did not arrive ...). ``moved_from``:
+    the date the algorithm gave, when it was a weekend day or a Fed holiday and the answer is
+    the business day before (:meth:`on_business_day`)."""
 
     algorithm: Detection
     next_payday: date | None
@@ -51,10 +59,35 @@ class PaydayPrediction:
     reason: str | None = None
     schedule: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    moved_from: date | None = None
 
     @classmethod
     def none(cls, algorithm: Detection, reason: str, **details: Any) -> PaydayPrediction:
         return cls(algorithm, None, NO_CADENCE, 0.0, reason=reason, details=details)
+
+    def on_business_day(self, as_of: date) -> PaydayPrediction:
+        """This answer with its paydays on Fed business days: no payroll settles on a weekend
+        or a Fed holiday, and a payday on one is paid the business day before (a biweekly
+        Friday that is 25 December is paid on Thursday the 24th). The collection dates follow
+        the moved paydays; ``moved_from`` keeps the date given. Raises
+        :class:`ClosedPaydayError` when the business day before is not after ``as_of``."""
+        if self.next_payday is None or is_business_day(self.next_payday):
+            return self
+        moved = [previous_business_day(d) for d in self.upcoming or (self.next_payday,)]
+        moved[0] = previous_business_day(self.next_payday)
+        if moved[0] <= as_of:
+            raise ClosedPaydayError(
+                f"{self.next_payday.isoformat()} is a day the Fed is closed and the business day before it,"
+                f" {moved[0].isoformat()}, is not after {as_of.isoformat()}"
+            )
+        upcoming = sorted(set(moved))
+        return replace(
+            self,
+            next_payday=moved[0],
+            upcoming=tuple(upcoming),
+            collection=collection_dates(upcoming),
+            moved_from=self.next_payday,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (ISO dates), for capture rows and the cache."""
@@ -70,6 +103,7 @@ class PaydayPrediction:
             "upcoming": [d.isoformat() for d in self.upcoming],
             "reason": self.reason,
             "schedule": self.schedule,
+            "moved_from": _iso(self.moved_from),
             **({"details": self.details} if self.details else {}),
         }
 

@@ -1,61 +1,47 @@
-"""FloatMe V2: the schedule model of the payday chain.
+"""FloatMe V2: the payday model of the chain, a schedule fit with a small decision layer.
 
 1. **Candidates** (:mod:`.candidates`): inflows that could be paychecks, one stream per payer
    and account.
-2. **Fit**: each stream with two or more deposits is fitted with the calendar schedules of
-   :mod:`chalicelib.insight.schedule` (weekly, every two or four weeks, semi-monthly pairs,
-   monthly day, last business day, nth weekday), each rolled back or forward over closed Fed
-   days and posted 0-2 business days early. The candidates are ranked by posterior: the
-   log-likelihood of the deposits under a simple noise model (a deposit on the expected day,
-   a day or two late, a day or two early: rarer still where the bank posts on the payday
-   itself, missed, extra) plus a log prior from US payroll practice. A monthly federal
-   benefit (Social Security, SSI, VA) or military pay (DFAS) with one deposit is scored
-   against its published schedules alone: one deposit tells which of them the payee is on.
-   When no other payer has a payday to predict, a payroll deposit made once 20 days or more
-   before ``as_of`` is scored against every monthly rule (a payer paying more often would
-   have paid again): a monthly payer whose deposit before fell outside the history (it is
-   within 35 days of its start), or a new job after a payer that stopped. A lone deposit
-   long after the history began is a one-off and gives no date.
-3. **Regular or not**: a stream is regular when its best schedule matches two deposits or
-   more with F1 >= 0.7 and a mean distance under 0.75 day; streams without income evidence
-   must do better (3 matches, F1 >= 0.85, 80% on the day, never on a day ACH does not
-   settle), gig platforms better still (6 matches); a federal benefit's one deposit on a
-   published day is enough.
-   Its status is ACTIVE, LATE (the last expected deposit did not come) or ENDED (two did not,
-   or another payer followed it: began after its last deposit, or began during its history
-   and still pays on schedule). A LATE stream whose payer pays into another account from
-   about the missed date on moved accounts: the two are one stream.
-4. **Primary**: among regular streams not ENDED, the payer with the largest monthly amount;
-   within that payer (a split deposit), the account that receives the most. When another
-   ACTIVE payer pays about as much (within the noise of the amounts) or began paying
-   recently (a new job), which is the main income is unsure: the later of their paydays.
-5. **Next payday**, never early when unsure: each schedule's posterior goes to the date it
-   projects next (a paycheck-sized deposit seen within two days before it means that payday
-   came early: the one after is next; a schedule expecting an overdue deposit the likeliest
-   does not expect is left out: under it the overdue one may still come any day); the
-   prediction is the date ``d`` minimising ``EARLY_COST_RATIO * P(payday > d) + P(payday < d)``:
-   an early prediction costs ten times a late one. A later date backed by more than about
-   1/11 of the posterior wins (a biweekly and a semi-monthly reading of few deposits, a
-   monthly day and an early-posting reading); a closed payday the history never showed is
-   paid the business day before (a 7% chance that the employer pays after is below that
-   threshold). The prediction moves a business day later when the chance that the bank's
-   posting slips, judged by a mixture of steady and slipping banks from the lateness of the
-   last eight deposits, is above it too.
-   Confidence: :mod:`.confidence`, a calibrated probability that the date is exact.
-6. **Answers without a date**: the primary's last payday did not arrive (LATE), pay stopped,
-   a new payer has paid once so far, too recently to be read as monthly (and, paying more
-   at once than the primary pays in a month, may be the main income), or nothing is regular
-   (gig payouts, no income): V2 answers "no payday" with the reason. It cannot run at all (the chain falls back) with
-   under 14 days of history, or under 45 days when no payer has paid twice yet (and no
-   federal benefit's one deposit gave a schedule).
+2. **Fit**: each stream with two deposits or more is fitted with the calendar schedules of
+   :mod:`chalicelib.insight.schedule` (weekly, every two or four weeks, twice a month, monthly
+   on a day, the last business day or an nth weekday), each with a closed day paid the
+   business day before or after and posted 0-2 business days early; only the deposits after
+   a long pause are read (the current schedule), and a deposit of an unusual amount (a bonus)
+   is left out when the others hold steady. The readings are ranked by
+   posterior: the likelihood of the deposits under a simple noise model (on the day, a day or
+   two off, missed, extra) times a prior of a few explained numbers (:func:`log_prior`). A
+   federal payer (Social Security, SSI, VA, military pay) or a pension is near certain to pay
+   on its published schedule, and its one deposit is read against it; an employer's one
+   deposit, when only a monthly payer would not have paid again, against every monthly rule.
+3. **Regular or not**, and **status**: a stream is regular when its best schedule matches two
+   deposits or more closely (streams without income evidence and gig platforms must do
+   better); ACTIVE, LATE (its last expected deposit did not come) or ENDED (two did not, or a
+   newer payer replaced it).
+4. **Which payer** (:func:`primary`): gig payouts never give a payday, by the platform's name
+   or by their look (amounts that do not hold, off their days). A payer that stopped while a
+   newer one pays is replaced (a job change: the newer payer wins once it has paid twice);
+   among the rest the largest monthly amount, in the account that receives most.
+5. **Which date** (:func:`decide`): each reading of the primary's deposits puts its posterior
+   on the next date it projects (a paycheck that came a day or two early moves it to the one
+   after); the answer is the most probable date, a later one when it is nearly as probable
+   (:data:`EARLY_WEIGHT`). A LATE primary keeps its schedule: a missed paycheck is not a lost
+   job. The confidence is that date's posterior, calibrated (:mod:`.confidence`).
+6. **No date** when nothing is regular (gig payouts, no income), when pay stopped and a new
+   payer has paid once so far (a job change too new to read), or when a new payer paid once,
+   more than the primary pays in a month. It cannot run (the chain falls back) with under 14
+   days of history, or under 45 days when no payer has paid twice yet.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from chalicelib.insight.calendar import is_business_day
@@ -73,7 +59,6 @@ from chalicelib.insight.schedule import (
     fit,
     fit_schedules,
     plausible_cadences,
-    shift_business_days,
 )
 from chalicelib.insight.transactions import Txn
 
@@ -83,90 +68,98 @@ TOLERANCE = 2
 PAYROLL_CADENCES = frozenset(
     {Cadence.WEEKLY, Cadence.BIWEEKLY, Cadence.FOUR_WEEKLY, Cadence.SEMI_MONTHLY, Cadence.MONTHLY}
 )
-LATE_LOOKBACK = 8
-#: Banks whose posting slips a business day (on SLIP of deposits): SLIPPING_SHARE of those that
-#: post early, SLIPPING_BANK_FLOOR of any; ACH_LATE of any deposits come a day late.
-SLIPPING_SHARE, SLIPPING_BANK_FLOOR, SLIP, ACH_LATE = 0.15, 0.002, 0.3, 0.005
 UNLABELLED_MIN_CENTS = 100_00
 
 ACTIVE, LATE, ENDED = "ACTIVE", "LATE", "ENDED"
 
 # --- the posterior of a schedule given a stream's deposits ------------------------------------
 #
-# log P(deposits | schedule): each expected date matched on the day, 1 or 2 days late or
-# early, or missed; each deposit no expected date explains; each expected date of the last
-# two days not seen yet. Late is likelier than early: an employer's file sent late or a bank's
-# early posting that slips delays a deposit, while only an early-posting bank that got the file
-# sooner than usual posts one early: under a schedule posted on the payday itself (no early
-# posting) a deposit before it is rarer still (_OFF_BY_STEADY).
+# log P(deposits | schedule): each expected date matched on the day, a day or two late or
+# early, or missed; each deposit no expected date explains; each expected date of the last two
+# days not seen yet (it may still come).
 _ON_DAY = math.log(0.93)
-_OFF_BY = {1: math.log(0.035), 2: math.log(0.01), -1: math.log(0.015), -2: math.log(0.005)}
-_OFF_BY_STEADY = {**_OFF_BY, -1: math.log(0.005), -2: math.log(0.002)}
+_OFF_BY = {1: math.log(0.03), 2: math.log(0.01), -1: math.log(0.01), -2: math.log(0.005)}
 _MISSED = math.log(0.03)
 _EXTRA = math.log(0.02)
 _PENDING = math.log(0.5)
-#: An early collection (a debit before the money lands) costs this many times a late one: the
-#: prediction is the date minimising the expected cost (see :func:`_decide`).
-EARLY_COST_RATIO = 10.0
 
-# log P(schedule): US payroll practice (pay-period lengths as the BLS reports them; paydays
-# mostly on Fridays; semi-monthly on the 1st/15th or the 15th/last day, then the 5th/20th and
-# the 10th/25th, else two days 15 apart; monthly on the 1st, the last day, the 15th or the
-# 25th, else any day; Social Security on Wednesdays; a closed payday paid the business day
-# before, as payroll services do by default; most banks post on the payday, some one or two
-# business days early).
-_CADENCE = {
-    Cadence.WEEKLY: 0.27,
-    Cadence.BIWEEKLY: 0.43,
+# log P(schedule): pay periods as common as US employers use them (biweekly most, then weekly,
+# semi-monthly and monthly, the last a little more for benefits, which are monthly; every four
+# weeks rare); paydays on a Friday two times in five, on each other weekday about one in
+# seven; twice a month on a standard pair of days nine times in ten (the 1st and 15th, the
+# 15th and the last day, the 5th and 20th, the 10th and 25th), any other two days 13 to 17
+# apart sharing the rest; monthly pay on a day of the month three times as often as on an nth
+# weekday, the 1st, the 15th and the last day three times as often as another day; a closed
+# payday paid the business day before nineteen times in twenty; the bank posting on the payday eight
+# times in ten, one or two business days early otherwise.
+_PERIOD = {
+    Cadence.WEEKLY: 0.25,
+    Cadence.BIWEEKLY: 0.40,
     Cadence.SEMI_MONTHLY: 0.20,
-    Cadence.MONTHLY: 0.10,
+    Cadence.MONTHLY: 0.15,
     Cadence.FOUR_WEEKLY: 0.01,
 }
-_WEEKDAY = {4: 0.70, 3: 0.12, 2: 0.07, 1: 0.05, 0: 0.06}
-_PAIRS = {
-    (1, 15): 0.33,
-    (15, LAST_DAY): 0.33,
-    (5, 20): 0.07,
-    (10, 25): 0.07,
-    (7, 22): 0.03,
-    (1, 16): 0.02,
-    (15, 30): 0.02,
-}
-_OTHER_PAIR = 0.13 / 13  # another two days 15 apart
-_MONTH_DAY = {1: 0.22, LAST_DAY: 0.2, 15: 0.12, 25: 0.08}
-_OTHER_DAY = 0.28 / 24
-_ROLL = {Roll.PREV: 0.93, Roll.NEXT: 0.07, Roll.NONE: 0.001}
-_SHIFT = {0: 0.75, 1: 0.10, 2: 0.15}
+_WEEKDAY = {4: 0.4, 0: 0.15, 1: 0.15, 2: 0.15, 3: 0.15}
+_WEEKS = {Cadence.WEEKLY: 1, Cadence.BIWEEKLY: 2, Cadence.FOUR_WEEKLY: 4}
+STANDARD_PAIRS = frozenset({(1, 15), (15, LAST_DAY), (5, 20), (10, 25)})
+STANDARD_PAIR_SHARE = 0.9
+_OTHER_PAIRS = 80  # about how many other pairs the engine proposes (two days 13-17 apart)
+STANDARD_DAYS = frozenset({1, 15, LAST_DAY})
+OTHER_DAY = 1 / 3  # another day's weight against a standard one's
+DAY_OF_MONTH = 0.75  # monthly pay on a day of the month, else on an nth weekday (25 rules)
+_ROLL = {Roll.PREV: 0.95, Roll.NEXT: 0.05, Roll.NONE: 0.001}
+_SHIFT = {0: 0.8, 1: 0.1, 2: 0.1}
+#: An answer's early chance counts this much against its chance of being exact (:func:`decide`):
+#: a later date wins when it is at least four fifths as probable as the likeliest.
+EARLY_WEIGHT = 0.25
+#: A deposit this far from a stream's median amount (a bonus, a correction) is left out of its
+#: fit, when STEADY_SHARE of the deposits, and two or more, are not.
+UNUSUAL_AMOUNT, STEADY_SHARE = 0.5, 0.8
+#: A gap this many times a stream's typical gap is a pause: the schedule after it is the current one.
+PAUSE = 3
 
 
 def _rule_prior(schedule: Schedule) -> float:
     cadence = schedule.cadence
-    if cadence in (Cadence.WEEKLY, Cadence.BIWEEKLY, Cadence.FOUR_WEEKLY):
+    if cadence in _WEEKS:
         weekday = schedule.weekday if cadence is Cadence.WEEKLY else ((schedule.phase or 0) - 1) % 7
-        weeks = {Cadence.WEEKLY: 1, Cadence.BIWEEKLY: 2, Cadence.FOUR_WEEKLY: 4}[cadence]
-        return _WEEKDAY.get(weekday if weekday is not None else 4, 0.001) / weeks  # which week: uniform
+        return _WEEKDAY.get(weekday if weekday is not None else 4, 0.0001) / _WEEKS[cadence]
     if cadence is Cadence.SEMI_MONTHLY:
-        first, second = schedule.days
-        return _PAIRS.get((first, second), _OTHER_PAIR if second != LAST_DAY and second - first == 15 else 0.0005)
-    if schedule.nth is not None:
-        if schedule.weekday == 2 and schedule.nth in (2, 3, 4):
-            return 0.04  # Social Security
-        if schedule.weekday == 4:  # a Friday of the month: the last one mostly
-            return 0.03 if schedule.nth == -1 else 0.01
-        return 0.001
-    return _MONTH_DAY.get(schedule.days[0], _OTHER_DAY)
+        if schedule.days in STANDARD_PAIRS:
+            return STANDARD_PAIR_SHARE / len(STANDARD_PAIRS)
+        return (1 - STANDARD_PAIR_SHARE) / _OTHER_PAIRS
+    if cadence is Cadence.MONTHLY and schedule.nth is not None:
+        return (1 - DAY_OF_MONTH) / 25
+    if cadence is Cadence.MONTHLY:
+        weight = 1.0 if schedule.days[0] in STANDARD_DAYS else OTHER_DAY
+        return DAY_OF_MONTH * weight / (len(STANDARD_DAYS) + OTHER_DAY * (LAST_DAY - len(STANDARD_DAYS)))
+    return 0.001
+
+
+#: A pension or annuity, by the payer's words: pensions pay monthly, on the 1st.
+_PENSION = re.compile(r"PENSION|ANNUIT|RETIREMENT|\bRET SYS\b|\bPERS\b")
+PENSION = "PENSION"
+
+
+def payer_kind(stream: Stream) -> str:
+    """The payer, for its published schedule: the federal payers by their key (SSA, SSI, VA,
+    DFAS ...), a pension (:data:`PENSION`) by the words of its deposits, else the key."""
+    if _government_rule(stream.payer) is None and any(_PENSION.search(t.name.upper()) for t in stream.txns):
+        return PENSION
+    return stream.payer
 
 
 def _government_rule(payer: str) -> Callable[[Schedule], bool] | None:
-    """The published schedule of a federal payer, when ``payer`` is one: Social Security on the
-    second, third or fourth Wednesday or the 3rd, SSI and VA benefits on the 1st, military pay
-    (DFAS) on the 1st and the 15th; all paid the business day before a closed day."""
+    """The published schedule of a federal payer or a pension, when ``payer`` is one: Social
+    Security on the second, third or fourth Wednesday or the 3rd, SSI, VA benefits and pensions
+    on the 1st, military pay (DFAS) on the 1st and the 15th; all paid the business day before a
+    closed day."""
     if payer == "SSA":
         return lambda s: (
             s.cadence is Cadence.MONTHLY
             and ((s.weekday == 2 and s.nth in (2, 3, 4)) or (s.nth is None and s.days == (3,)))
         )
-    if payer in ("SSI", "VA"):
+    if payer in ("SSI", "VA", PENSION):
         return lambda s: s.cadence is Cadence.MONTHLY and s.nth is None and s.days == (1,)
     if payer.startswith("DFAS"):
         return lambda s: (
@@ -177,13 +170,13 @@ def _government_rule(payer: str) -> Callable[[Schedule], bool] | None:
 
 
 def _published(payer: str) -> tuple[Schedule, ...]:
-    """A federal payer's published schedules, posted on the day or one or two business days
-    early: one deposit tells which one the payee is on (Social Security pays each payee on the
-    same Wednesday, or the 3rd, every month; military pay comes on the 1st and the 15th, or
-    monthly on the 1st)."""
+    """A federal payer's or a pension's published schedules, posted on the day or one or two
+    business days early: one deposit tells which one the payee is on (Social Security pays each
+    payee on the same Wednesday, or the 3rd, every month; military pay comes on the 1st and the
+    15th, or monthly on the 1st; pensions on the 1st)."""
     if payer == "SSA":
         rules = [Schedule.nth_weekday(nth, 2) for nth in (2, 3, 4)] + [Schedule.monthly(3)]
-    elif payer in ("SSI", "VA"):
+    elif payer in ("SSI", "VA", PENSION):
         rules = [Schedule.monthly(1)]
     elif payer.startswith("DFAS"):
         rules = [Schedule.semi_monthly(1, 15), Schedule.monthly(1)]
@@ -192,27 +185,28 @@ def _published(payer: str) -> tuple[Schedule, ...]:
     return tuple(rule.posting(Roll.PREV, shift) for rule in rules for shift in (0, 1, 2))
 
 
+@lru_cache(maxsize=1 << 14)
 def log_prior(schedule: Schedule, payer: str = "") -> float:
-    """How common a payroll schedule is, as a log probability (see the tables above); a
+    """How likely a payroll schedule is before any deposit is seen (see the tables above); a
     federal payer's published schedule is near certain."""
     shift = _SHIFT.get(schedule.shift, 0.01)
     government = _government_rule(payer)
     if government is not None:
         rule = 0.9 if government(schedule) else 0.0005
         return math.log(rule * (0.999 if schedule.roll is Roll.PREV else 0.001) * shift)
-    return math.log(_CADENCE.get(schedule.cadence, 0.001) * _rule_prior(schedule) * _ROLL[schedule.roll] * shift)
+    period = _PERIOD.get(schedule.cadence, 0.001)
+    return math.log(period * _rule_prior(schedule) * _ROLL[schedule.roll] * shift)
 
 
 def log_likelihood(f: Fit) -> float:
     """How probable the deposits are if ``f``'s schedule is the payer's (see above)."""
     total = len(f.unmatched) * _EXTRA + len(f.pending) * _PENDING
-    off_by = _OFF_BY if f.schedule.shift > 0 else _OFF_BY_STEADY
     for expected, observed in f.pairs:
         if observed is None:
             total += _MISSED
         else:
             off = (observed - expected).days
-            total += _ON_DAY if off == 0 else off_by.get(off, _MISSED)
+            total += _ON_DAY if off == 0 else _OFF_BY.get(off, _MISSED)
     return total
 
 
@@ -244,6 +238,14 @@ class StreamFit:
         best = self.best
         per_year = PER_YEAR[best.cadence] if best else 12.0
         return self.stream.median_cents() * per_year / 12
+
+    @property
+    def first(self) -> date:
+        return self.stream.deposits[0].day
+
+    @property
+    def last(self) -> date:
+        return self.stream.deposits[-1].day
 
     def with_status(self, status: str, reason: str) -> StreamFit:
         return StreamFit(self.stream, self.fits, self.posteriors, self.regular, status, reason)
@@ -340,26 +342,63 @@ def _monthly_once(fits: Sequence[StreamFit], as_of: date, history_start: date) -
     """Streams paid once read as monthly (:func:`_once_monthly`) where that is a monthly payer,
     not a one-off: the deposit before may have fallen before the history (it is within a
     month of its start), or it follows a payer that stopped (a new job)."""
-    stopped = [sf.stream.deposits[-1].day for sf in fits if sf.regular and sf.status in (LATE, ENDED)]
+    stopped = [sf.last for sf in fits if sf.regular and sf.status in (LATE, ENDED)]
     out = []
     for sf in fits:
         stream = sf.stream
-        first = stream.deposits[0].day
         if _once_monthly(stream, as_of) and (
-            (first - history_start).days <= MONTH_DAYS or any(last < first for last in stopped)
+            (sf.first - history_start).days <= MONTH_DAYS or any(last < sf.first for last in stopped)
         ):
-            out.append(fit_stream(stream, as_of, history_start, once=True))
+            out.append(fit_stream(stream, as_of, history_start, once=True, current_only=True))
         else:
             out.append(sf)
     return out
 
 
-def fit_stream(stream: Stream, as_of: date, history_start: date, *, once: bool = False) -> StreamFit:
+def _usual(stream: Stream) -> list[date]:
+    """The days of a stream's deposits of a usual amount: within :data:`UNUSUAL_AMOUNT` of the
+    median (a bonus or a correction is not)."""
+    median = statistics.median(d.cents for d in stream.deposits)
+    return [d.day for d in stream.deposits if abs(d.cents / median - 1) <= UNUSUAL_AMOUNT]
+
+
+def _steady(stream: Stream) -> bool:
+    """Pay that holds its amount: :data:`STEADY_SHARE` of the deposits of a usual amount."""
+    return len(_usual(stream)) >= STEADY_SHARE * len(stream.deposits)
+
+
+def _current_days(stream: Stream) -> list[date]:
+    """The days of the deposits that show a stream's current schedule: those after the last
+    pause longer than :data:`PAUSE` typical gaps, when two or more came after it (a payer that
+    stopped and started again: a deposit long before the others, a new job whose lines read
+    like the old one's); of those, without the deposits of an unusual amount when the others
+    are steady (and two or more; payouts that vary throughout, gig work, keep every day, so
+    that their lack of a schedule shows)."""
+    deposits = stream.deposits
+    if len(deposits) >= 3:
+        gaps = [(b.day - a.day).days for a, b in itertools.pairwise(deposits)]
+        typical = statistics.median(gaps)
+        pauses = [n for n, gap in enumerate(gaps) if gap > PAUSE * typical and n + 2 < len(deposits)]
+        if pauses:
+            deposits = deposits[pauses[-1] + 1 :]
+    current = replace(stream, deposits=deposits)
+    if len(deposits) >= 3:
+        usual = _usual(current)
+        if len(usual) >= 2 and _steady(current):
+            return usual
+    return current.days
+
+
+def fit_stream(
+    stream: Stream, as_of: date, history_start: date, *, once: bool = False, current_only: bool = False
+) -> StreamFit:
     """Fit one stream and judge it (regular or not; ACTIVE, LATE or ENDED). ``once``: the
     stream's one deposit is a monthly payer's (:func:`_monthly_once` decides), scored against
-    every monthly rule unless the payer publishes its schedules."""
-    days = stream.days
-    published = _published(stream.payer) if len(days) == 1 and not _strict(stream) else ()
+    every monthly rule unless the payer publishes its schedules. ``current_only``: only the
+    deposits that show the current schedule are fitted (:func:`_current_days`)."""
+    days = _current_days(stream) if current_only else stream.days
+    kind = payer_kind(stream)
+    published = _published(kind) if len(days) == 1 and not _strict(stream) else ()
     if once and not published:
         assert len(days) == 1, "only a stream paid once is read as monthly from one deposit"
         published = _MONTHLY_RULES
@@ -381,51 +420,50 @@ def fit_stream(stream: Stream, as_of: date, history_start: date, *, once: bool =
             rolls=(Roll.PREV, Roll.NEXT),
             shifts=(0, 1, 2),
             tolerance=TOLERANCE,
-            prior=payroll_prior(stream.payer),
+            prior=payroll_prior(kind),
             keep=16 if len(days) > 3 else 48,  # a few deposits fit many schedules: keep them all
             limit=30 if len(days) > 3 else 60,
         )
     if not fits:
         return StreamFit(stream, (), (), False, ACTIVE, "no schedule fits")
-    posterior = [(log_likelihood(f) + log_prior(f.schedule, stream.payer), -n, f) for n, f in enumerate(fits)]
+    posterior = [(log_likelihood(f) + log_prior(f.schedule, kind), -n, f) for n, f in enumerate(fits)]
     ranked = sorted(posterior, key=lambda p: p[:2], reverse=True)
     ordered = tuple(f for _, _, f in ranked)
     regular, reason = _regular(stream, ordered[0], published=bool(published))
     return StreamFit(stream, ordered, tuple(p for p, _, _ in ranked), regular, _status(ordered[0]), reason)
 
 
-#: A stream that began this many days after a LATE stream's first deposit (or the history's
-#: start) is a new job; one that began in the last NEWCOMER_DAYS may be replacing the primary.
+# --- which payer ---------------------------------------------------------------------------------
+
+#: A stream that began this many days after a LATE stream's first deposit is a new job.
 NEW_JOB_DAYS = 21
+#: A new payer's one deposit in these last days, larger than the primary's month, may be the main income.
 NEWCOMER_DAYS = 45
-#: Two payers whose monthly amounts are this close (relative) are equally likely the main income.
-TIE_SHARE = 0.05
+#: A payer's deposits, fewer than this share of them on their schedule's day, are not a payroll's
+#: when their amounts do not hold either (:func:`_gig_like`).
+PUNCTUAL = 0.9
 
 
 def _replaced(fitted: Sequence[StreamFit]) -> list[StreamFit]:
-    """A LATE stream has ended when another regular payer followed it (began after its last
-    deposit: a job change or a new account) or began during its history and is still paying
-    on schedule (a new job that overlapped the old one)."""
+    """A payer that stopped while another pays has ended (a job change, with or without
+    overlap): a LATE stream when another regular payer began after its last deposit, or began
+    during its history and still pays on schedule; any stream whose every deposit came before
+    a newer regular payer's first, once the newer one has paid twice."""
     out = []
     for sf in fitted:
-        first, last = sf.stream.deposits[0].day, sf.stream.deposits[-1].day
-        if (
-            sf.regular
-            and sf.status == LATE
-            and any(
-                o.regular
-                and o.stream.payer != sf.stream.payer
-                and (
-                    o.stream.deposits[0].day > last
-                    or (o.status == ACTIVE and (o.stream.deposits[0].day - first).days >= NEW_JOB_DAYS)
-                )
-                for o in fitted
-            )
-        ):
+        if sf.regular and sf.status != ENDED and any(_replaces(o, sf) for o in fitted):
             out.append(sf.with_status(ENDED, "replaced by a newer income stream"))
         else:
             out.append(sf)
     return out
+
+
+def _replaces(new: StreamFit, old: StreamFit) -> bool:
+    if not new.regular or new.stream.gig or new.stream.payer == old.stream.payer:
+        return False
+    if new.first > old.last and len(new.stream.deposits) >= 2:
+        return True
+    return old.status == LATE and new.status == ACTIVE and (new.first - old.first).days >= NEW_JOB_DAYS
 
 
 def _moved(fitted: list[StreamFit], as_of: date, history_start: date) -> list[StreamFit]:
@@ -436,7 +474,7 @@ def _moved(fitted: list[StreamFit], as_of: date, history_start: date) -> list[St
         best = sf.best
         if not sf.regular or sf.status != LATE or best is None or sf not in out:
             continue
-        missed, last = best.missed[-1], sf.stream.deposits[-1].day
+        missed = best.missed[-1]
         for other in fitted:
             stream = other.stream
             if (
@@ -444,8 +482,8 @@ def _moved(fitted: list[StreamFit], as_of: date, history_start: date) -> list[St
                 and other in out
                 and stream.payer == sf.stream.payer
                 and stream.account_id != sf.stream.account_id
-                and stream.deposits[0].day > last
-                and abs((stream.deposits[0].day - missed).days) <= TOLERANCE
+                and other.first > sf.last
+                and abs((other.first - missed).days) <= TOLERANCE
             ):
                 labelled = Evidence.INCOME in (stream.evidence, sf.stream.evidence)
                 evidence = Evidence.INCOME if labelled else Evidence.UNLABELLED
@@ -455,17 +493,28 @@ def _moved(fitted: list[StreamFit], as_of: date, history_start: date) -> list[St
                     evidence=evidence,
                     gig=stream.gig or sf.stream.gig,
                 )
-                out[out.index(sf)] = fit_stream(joined, as_of, history_start)
+                out[out.index(sf)] = fit_stream(joined, as_of, history_start, current_only=True)
                 out.remove(other)
                 break
     return out
 
 
+def _gig_like(sf: StreamFit) -> bool:
+    """Payouts that look like gig work whatever the payer's name: amounts that do not hold
+    (:func:`_steady`) landing off a schedule (fewer than :data:`PUNCTUAL` of the deposits on
+    their day). A payroll's amounts hold (hourly pay varies by a fifth or so), and when its
+    deposits stray (a bank whose early posting slips) the amounts still hold."""
+    best = sf.best
+    if best is None or not best.matched or len(sf.stream.deposits) < 3:
+        return False
+    return not _steady(sf.stream) and best.exact / best.matched < PUNCTUAL
+
+
 def _payers(fitted: Sequence[StreamFit]) -> dict[str, list[StreamFit]]:
-    """Regular, not ended streams by payer."""
+    """Regular, not ended streams that are not gig payouts (by name or by look), by payer."""
     payers: dict[str, list[StreamFit]] = {}
     for sf in fitted:
-        if sf.regular and sf.status != ENDED:
+        if sf.regular and sf.status != ENDED and not sf.stream.gig and not _gig_like(sf):
             payers.setdefault(sf.stream.payer, []).append(sf)
     return payers
 
@@ -479,58 +528,27 @@ def _monthly(group: Sequence[StreamFit]) -> float:
     return sum(sf.monthly_cents for sf in group)
 
 
-def _primary(fitted: Sequence[StreamFit]) -> StreamFit | None:
-    """The receiving stream of the payer with the largest monthly income among regular,
-    not ended streams."""
+def primary(fitted: Sequence[StreamFit]) -> StreamFit | None:
+    """The receiving stream of the payer with the largest monthly income among regular, not
+    ended streams (gig payouts never have a payday)."""
     payers = _payers(fitted)
     if not payers:
         return None
     return _receiving(max(payers.values(), key=lambda group: (_monthly(group), group[0].stream.payer)))
 
 
-def _uncertainty(sf: StreamFit) -> float:
-    """Relative standard error of a stream's monthly amount (the spread of its deposits over
-    the root of their number)."""
-    return sf.stream.amount_spread() / math.sqrt(min(len(sf.stream.deposits), 6))
-
-
-def _contenders(fitted: Sequence[StreamFit], primary: StreamFit, history_start: date, as_of: date) -> list[StreamFit]:
-    """Other payers that may be the main income as much as the primary: one paying about as
-    much a month (which is larger is within the noise of their amounts: two standard errors,
-    at least :data:`TIE_SHARE`), or one that began paying recently, more than two of its
-    periods into the history (a new job: the primary's pay may be about to stop). Only ACTIVE
-    streams; the primary's payday is chosen among them never early."""
-    payers = _payers(fitted)
-    top = _monthly(payers[primary.stream.payer])
-    out = []
-    for payer, group in payers.items():
-        stream = _receiving(group)
-        if payer == primary.stream.payer or stream.status != ACTIVE or stream.best is None:
-            continue
-        first = stream.stream.deposits[0].day
-        noise = max(TIE_SHARE, 2 * math.hypot(_uncertainty(stream), _uncertainty(primary)))
-        tie = _monthly(group) >= (1 - noise) * top
-        started = (first - history_start).days > 2 * stream.best.schedule.period_days + TOLERANCE
-        newcomer = started and (as_of - first).days <= NEWCOMER_DAYS
-        if tie or newcomer:
-            out.append(stream)
-    return out
-
-
-def _unfitted_rival(fitted: Sequence[StreamFit], primary: StreamFit, as_of: date) -> StreamFit | None:
-    """A new payer (one recent deposit, not gig) paying more at once than the primary pays in a
-    month: it may be the main income, with a payday not known yet. Its deposit need not be
-    labelled income (the feed may call a paycheck a transfer): a large unlabelled credit from
-    a payer is a reason to wait, not to predict the smaller payer's payday."""
+def _rival(fitted: Sequence[StreamFit], chosen: StreamFit, as_of: date) -> StreamFit | None:
+    """Why the primary's payday may not be the one to predict: a new payer (one deposit, not
+    gig) after a LATE primary's last deposit (a job change too new to read), or one paying more
+    at once, in the last weeks, than the primary pays in a month (it may be the main income)."""
     for sf in fitted:
         stream = sf.stream
-        if (
-            len(stream.deposits) == 1
-            and not stream.gig
-            and stream.payer != primary.stream.payer
-            and (as_of - stream.deposits[0].day).days <= NEWCOMER_DAYS
-            and stream.deposits[0].cents >= primary.monthly_cents
-        ):
+        if len(stream.deposits) != 1 or stream.gig or stream.payer == chosen.stream.payer:
+            continue
+        day, cents = stream.deposits[0].day, stream.deposits[0].cents
+        if chosen.status == LATE and _paid_once(stream) and day > chosen.last:
+            return sf
+        if (as_of - day).days <= NEWCOMER_DAYS and cents >= chosen.monthly_cents:
             return sf
     return None
 
@@ -542,8 +560,7 @@ def _no_regular_reason(fitted: Sequence[StreamFit], history_days: int) -> str:
         old, new = ended[0].stream.display_name, newcomers[0].stream.display_name
         return f"income changed: pay from {old} stopped and {new} has paid once so far"
     if ended:
-        last = ended[0].stream.deposits[-1].day
-        return f"pay from {ended[0].stream.display_name} stopped after {last.isoformat()}"
+        return f"pay from {ended[0].stream.display_name} stopped after {ended[0].last.isoformat()}"
     if any(sf.stream.gig for sf in fitted):
         return "income is irregular (gig payouts on no fixed schedule)"
     if fitted:
@@ -551,14 +568,26 @@ def _no_regular_reason(fitted: Sequence[StreamFit], history_days: int) -> str:
     return f"no income deposits in {history_days} days"
 
 
-def _decide(sf: StreamFit, cost_ratio: float) -> tuple[Fit, list[date], float, bool]:
-    """The next payday that minimises the expected cost when predicting early costs
-    ``cost_ratio`` times predicting late: each schedule's posterior goes to the next payday it
-    projects (those expecting no overdue deposit the best does not; a paycheck that came
-    early moves it to the one after), and the date ``d`` minimising
-    ``cost_ratio * P(payday > d) + P(payday < d)`` is chosen (the later on a tie). Returns the
-    schedule behind it, its projected paydays, the posterior probability of that date and
-    whether it is the most probable one."""
+# --- which date ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The date chosen for a stream: the reading behind it, its projected paydays, the
+    posterior probability of the date and whether it is the most probable one."""
+
+    fit: Fit
+    upcoming: list[date]
+    probability: float
+    likeliest: bool
+
+
+def decide(sf: StreamFit, early_weight: float = EARLY_WEIGHT) -> Decision:
+    """Each reading's posterior goes to the next payday it projects (a paycheck that came early
+    moves it to the one after; a reading expecting an overdue deposit the best reading does not
+    expect is left out: under it that deposit may still come any day). The answer is the date
+    ``d`` with the most ``P(payday = d) - early_weight * P(payday > d)``: the most probable
+    date, or a later one when the chance of being early outweighs the exactness it gives up."""
     best, top = sf.fits[0], sf.posteriors[0]
     mass: dict[date, float] = {}
     behind: dict[date, tuple[Fit, list[date]]] = {}
@@ -569,15 +598,14 @@ def _decide(sf: StreamFit, cost_ratio: float) -> tuple[Fit, list[date], float, b
             mass[upcoming[0]] = mass.get(upcoming[0], 0.0) + math.exp(posterior - top)
             behind.setdefault(upcoming[0], (f, upcoming))
     total = sum(mass.values())
-    later, earlier, cheapest, chosen_day = total, 0.0, math.inf, min(mass)
+    later, chosen_day, chosen_score = total, min(mass), -math.inf
     for day in sorted(mass):
         later -= mass[day]
-        cost = cost_ratio * later + earlier
-        if cost <= cheapest + 1e-12 * total:
-            cheapest, chosen_day = cost, day
-        earlier += mass[day]
+        value = mass[day] - early_weight * later
+        if value > chosen_score + 1e-12 * total:
+            chosen_day, chosen_score = day, value
     chosen, upcoming = behind[chosen_day]
-    return chosen, upcoming, mass[chosen_day] / total, mass[chosen_day] >= max(mass.values())
+    return Decision(chosen, upcoming, mass[chosen_day] / total, mass[chosen_day] >= max(mass.values()))
 
 
 def _came_early(sf: StreamFit, chosen: Fit, upcoming: list[date]) -> list[date]:
@@ -594,62 +622,38 @@ def _came_early(sf: StreamFit, chosen: Fit, upcoming: list[date]) -> list[date]:
     return upcoming
 
 
-def _slip_risk(sf: StreamFit, chosen: Fit) -> float:
-    """The probability that the next deposit posts a business day later than the schedule:
-    the bank either holds its posting day or slips on a share of deposits (early posting
-    waits for the employer's file, which sometimes comes a day later), judged from the last
-    deposits' lateness; an ACH delay may hit any deposit."""
-    recent = [(e, o) for e, o in chosen.pairs if o is not None][-LATE_LOOKBACK:]
-    late = sum(1 for e, o in recent if o > e)
-    top = sf.posteriors[0]
-    weights = [math.exp(p - top) for p in sf.posteriors]
-    posts_early = sum(w for f, w in zip(sf.fits, weights, strict=True) if f.schedule.shift > 0) / sum(weights)
-    prior = SLIPPING_BANK_FLOOR + SLIPPING_SHARE * posts_early
-    slipping = prior * SLIP**late * (1 - SLIP) ** (len(recent) - late)
-    steady = (1 - prior) * ACH_LATE**late * (1 - ACH_LATE) ** (len(recent) - late)
-    share = slipping / (slipping + steady)
-    return share * SLIP + (1 - share) * ACH_LATE
-
-
 def _prediction(
-    sf: StreamFit, as_of: date, fitted: Sequence[StreamFit], cost_ratio: float
+    sf: StreamFit, as_of: date, fitted: Sequence[StreamFit], early_weight: float
 ) -> tuple[PaydayPrediction, ConfidenceInputs]:
-    chosen, upcoming, probability, likeliest = _decide(sf, cost_ratio)
-    shift = 1 if _slip_risk(sf, chosen) * (cost_ratio + 1) > 1 else 0  # a slip costs more than a late day
-    if shift:
-        upcoming = [shift_business_days(d, shift) for d in upcoming]
-    upcoming = [d for d in upcoming if d > as_of]
+    decision = decide(sf, early_weight)
+    upcoming = [d for d in decision.upcoming if d > as_of]
     best = sf.fits[0]
     inputs = ConfidenceInputs(
-        probability=probability,
-        likeliest=likeliest,
+        probability=decision.probability,
+        likeliest=decision.likeliest,
         matched=best.matched,
         on_day=best.exact / best.matched,
-        f1=best.f1,
-        spread=sf.stream.amount_spread(),
-        slipped=bool(shift),
-        hedged=False,
-        monthly=chosen.cadence in (Cadence.MONTHLY, Cadence.FOUR_WEEKLY),
+        late=sf.status == LATE,
+        once=len(sf.stream.deposits) == 1,
     )
-    schedule = chosen.schedule.describe() + (f"; lately {shift} business day(s) later" if shift else "")
     answer = PaydayPrediction(
         Detection.FLOATME_V2,
         upcoming[0],
-        chosen.cadence.value,
+        decision.fit.cadence.value,
         confidence(inputs),
         source=sf.stream.display_name,
         collection=collection_dates(upcoming),
         upcoming=tuple(upcoming),
-        schedule=schedule,
+        schedule=decision.fit.schedule.describe(),
         details={"streams": [f.summary() for f in fitted]},
     )
     return answer, inputs
 
 
-def analyse(txns: Sequence[Txn], as_of: date, *, cost_ratio: float = EARLY_COST_RATIO) -> V2Result:
-    """Run V2 on visible transactions (see the module docstring). ``cost_ratio``: how many
-    times worse an early prediction is than a late one (1 predicts the posterior median:
-    for measuring what the never-early policy costs)."""
+def analyse(txns: Sequence[Txn], as_of: date, *, early_weight: float = EARLY_WEIGHT) -> V2Result:
+    """Run V2 on visible transactions (see the module docstring). ``early_weight``: how much an
+    answer's chance of being early counts against its chance of being exact (0: the most
+    probable date; for measuring the policy)."""
     streams = candidate_streams(txns)
     candidates = tuple(t for s in streams for t in s.txns)
     if not txns:
@@ -659,48 +663,35 @@ def analyse(txns: Sequence[Txn], as_of: date, *, cost_ratio: float = EARLY_COST_
     if history_days < MIN_HISTORY_DAYS:
         error = InsufficientHistoryError(f"{history_days} days of history, {MIN_HISTORY_DAYS} needed")
         return V2Result(None, error, candidates, ())
-    fits = [fit_stream(s, as_of, history_start) for s in streams]
+    fits = [fit_stream(s, as_of, history_start, current_only=True) for s in streams]
     fitted = _replaced(_moved(fits, as_of, history_start))
-    primary = _primary(fitted)
-    if primary is None or primary.status == LATE:  # no payday otherwise: a payer paid once may be monthly
+    chosen = primary(fitted)
+    if chosen is None or chosen.status == LATE:  # no payday otherwise: a payer paid once may be monthly
         once = _monthly_once(fits, as_of, history_start)
         if any(o is not f and o.regular and o.status == ACTIVE for o, f in zip(once, fits, strict=True)):
             fitted = _replaced(_moved(once, as_of, history_start))
-            primary = _primary(fitted)
+            chosen = primary(fitted)
     details = {"streams": [sf.summary() for sf in fitted]}
-    if primary is None:
+    if chosen is None:
         if history_days < ANSWER_HISTORY_DAYS and not any(len(s.deposits) >= 2 for s in streams):
             error = InsufficientHistoryError(f"no payer has paid twice in {history_days} days")
             return V2Result(None, error, candidates, tuple(fitted))
         reason = _no_regular_reason(fitted, history_days)
         return V2Result(PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted))
-    rival = _unfitted_rival(fitted, primary, as_of)
+    rival = _rival(fitted, chosen, as_of)
     if rival is not None:
+        new, old = rival.stream.display_name, chosen.stream.display_name
         reason = (
-            f"{rival.stream.display_name} has paid once so far, more than {primary.stream.display_name} pays in a"
-            " month: too early to tell which payday is the main one"
+            f"income changed: {new} has paid once so far, after the pay expected from {old} did not arrive"
+            if chosen.status == LATE
+            else f"{new} has paid once so far, more than {old} pays in a month: too early to tell which payday"
+            " is the main one"
         )
         return V2Result(
-            PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted), primary
+            PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted), chosen
         )
-    if primary.status == LATE:
-        best = primary.fits[0]
-        missed = best.missed[-1].isoformat() if best.missed else "the last payday"
-        reason = f"the pay expected from {primary.stream.display_name} on {missed} has not arrived"
-        return V2Result(
-            PaydayPrediction.none(Detection.FLOATME_V2, reason, **details), None, candidates, tuple(fitted), primary
-        )
-    answer, inputs = _prediction(primary, as_of, fitted, cost_ratio)
-    for other in _contenders(fitted, primary, history_start, as_of):
-        theirs, their_inputs = _prediction(other, as_of, fitted, cost_ratio)
-        assert answer.next_payday is not None and theirs.next_payday is not None
-        if theirs.next_payday == answer.next_payday:
-            continue
-        if theirs.next_payday > answer.next_payday:  # unsure which payer: the later payday is never early
-            answer, inputs, primary = theirs, their_inputs, other
-        inputs = replace(inputs, hedged=True)
-        answer = replace(answer, confidence=confidence(inputs))
-    return V2Result(answer, None, candidates, tuple(fitted), primary, inputs)
+    answer, inputs = _prediction(chosen, as_of, fitted, early_weight)
+    return V2Result(answer, None, candidates, tuple(fitted), chosen, inputs)
 
 
 def predict(txns: Sequence[Txn], as_of: date) -> PaydayPrediction:

@@ -1,0 +1,170 @@
+"""What the payday model guarantees, each on a small history built by hand.
+
+- With three clean deposits on a standard schedule, a payday moved by a weekend or a Fed
+  holiday is exact.
+- A biweekly payer on any weekday is predicted on that weekday, holiday weeks included.
+- After a job change, the new employer's schedule wins once it has shown two deposits.
+- Gig payouts, however regular, give no payday.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+
+from chalicelib.insight.payday import predict
+from chalicelib.insight.schedule import LAST_DAY, Schedule
+from tests.insight.builders import d, paychecks, spending, txn
+
+
+def with_spending(as_of: date, rows: list[dict[str, Any]], days: int) -> list[dict[str, Any]]:
+    """``rows`` and a purchase every other day over the ``days`` ending ``as_of``."""
+    return rows + spending((as_of - timedelta(days=days - 1)).isoformat(), as_of.isoformat())
+
+
+def three_before(schedule: Schedule, payday: date) -> list[date]:
+    """The last three days ``schedule`` posts before ``payday``."""
+    return schedule.dates(payday - timedelta(days=120), payday - timedelta(days=1))[-3:]
+
+
+@pytest.mark.parametrize(
+    ("schedule", "payday", "moved"),
+    [
+        # Friday 25 December 2026 is Christmas: every other Friday is paid on Thursday the 24th
+        (Schedule.biweekly(d("2026-12-11")), d("2026-12-25"), d("2026-12-24")),
+        # Monday 25 May 2026 is Memorial Day: every Monday is paid on Friday the 22nd
+        (Schedule.weekly(0), d("2026-05-25"), d("2026-05-22")),
+        # Saturday 15 August 2026: the 15th and the last day, paid on Friday the 14th
+        (Schedule.semi_monthly(15, LAST_DAY), d("2026-08-15"), d("2026-08-14")),
+        # Sunday 1 November 2026: the 1st and the 15th, paid on Friday 30 October
+        (Schedule.semi_monthly(1, 15), d("2026-11-01"), d("2026-10-30")),
+        # Sunday 20 December 2026: the 5th and the 20th, paid on Friday the 18th
+        (Schedule.semi_monthly(5, 20), d("2026-12-20"), d("2026-12-18")),
+        # Sunday 1 August 2027: monthly on the 1st, paid on Friday 30 July
+        (Schedule.monthly(1), d("2027-08-01"), d("2027-07-30")),
+        # Friday 1 January 2027 is New Year's Day: monthly on the 1st, paid on Thursday 31 December
+        (Schedule.monthly(1), d("2027-01-01"), d("2026-12-31")),
+        # Sunday 31 January 2027: the last business day, Friday the 29th
+        (Schedule.last_business_day(), d("2027-01-31"), d("2027-01-29")),
+        # Monday 11 October 2027 is Columbus Day: monthly on the second Monday, paid Friday the 8th
+        (Schedule.nth_weekday(2, 0), d("2027-10-11"), d("2027-10-08")),
+    ],
+)
+def test_three_clean_deposits_give_a_weekend_or_holiday_payday_exactly(
+    schedule: Schedule, payday: date, moved: date
+) -> None:
+    # GIVEN three deposits on the days the schedule posts, the last one a few days before as_of
+    deposits = three_before(schedule, moved)
+    assert len(deposits) == 3 and schedule.next_dates(deposits[-1], 1) == [moved]
+    as_of = deposits[-1] + timedelta(days=3)
+    span = (as_of - deposits[0]).days + 5
+    # WHEN the payday is predicted
+    result = predict(with_spending(as_of, paychecks(deposits), span), as_of)
+    # THEN it is the business day before the closed day
+    assert result.next_payday == moved, result.chosen
+
+
+@pytest.mark.parametrize("weekday", range(5))
+@pytest.mark.parametrize(
+    "week",
+    # Mondays of weeks with a Fed holiday: Juneteenth 2026 (a Friday), Thanksgiving 2026,
+    # Christmas 2026 and New Year's Day 2027 (Fridays), Memorial Day 2027, 4 July 2027 (observed
+    # on Monday the 5th); and a week without one
+    ["2026-06-15", "2026-11-23", "2026-12-21", "2026-12-28", "2027-05-31", "2027-07-05", "2027-03-08"],
+)
+def test_a_biweekly_payer_is_predicted_on_its_own_weekday(weekday: int, week: str) -> None:
+    # GIVEN 60 days of pay every other <weekday>, the next one in <week>
+    monday = d(week)
+    schedule = Schedule.biweekly(monday + timedelta(days=weekday))
+    as_of = monday - timedelta(days=2)
+    rows = paychecks(schedule.dates(as_of - timedelta(days=59), as_of))
+    # WHEN predicted on the Saturday before
+    result = predict(with_spending(as_of, rows, 60), as_of)
+    # THEN it is that weekday, or the business day before when the Fed is closed that day
+    expected = schedule.next_dates(as_of, 1)[0]
+    assert expected.weekday() == weekday or expected < monday + timedelta(days=weekday)
+    assert (result.next_payday, result.cadence) == (expected, "BIWEEKLY"), result.chosen
+
+
+def test_a_tuesday_payer_is_not_read_as_a_thursday_posted_early() -> None:
+    # GIVEN every other Tuesday through 10 November 2026; Thursday 26 November is Thanksgiving
+    as_of = d("2026-11-15")
+    rows = paychecks(Schedule.biweekly(d("2026-11-10")).dates(d("2026-08-01"), as_of))
+    # THEN Tuesday the 24th: a Thursday payday posted two days early would put it on Monday
+    result = predict(with_spending(as_of, rows, 107), as_of)
+    assert (result.next_payday, result.cadence) == (d("2026-11-24"), "BIWEEKLY")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "cents", "as_of", "expected"),
+    [
+        # every other Friday (its 18 September missed), then the 1st and the 15th
+        (Schedule.biweekly(d("2026-06-05")), Schedule.semi_monthly(1, 15), 100_000, "2026-10-05", "2026-10-15"),
+        # monthly on the 1st (its 1 October not due yet), then every Thursday
+        (Schedule.monthly(1), Schedule.weekly(3), 25_000, "2026-09-28", "2026-10-01"),
+        # every Friday, then the last business day
+        (Schedule.weekly(4), Schedule.last_business_day(), 300_000, "2026-11-03", "2026-11-30"),
+    ],
+)
+def test_after_a_job_change_the_new_schedule_wins_once_it_has_paid_twice(
+    old: Schedule, new: Schedule, cents: int, as_of: str, expected: str
+) -> None:
+    # GIVEN an old employer paying until 4 September and a new one from 10 September, paying
+    # less a month, which has paid twice or more by as_of
+    day = d(as_of)
+    before = paychecks(old.dates(d("2026-06-01"), d("2026-09-04")), 120_000, employer="GLOBEX CORP")
+    after = paychecks(new.dates(d("2026-09-10"), day), cents, employer="INITECH INC")
+    assert len(after) >= 2
+    # WHEN predicted
+    result = predict(with_spending(day, before + after, 120), day)
+    # THEN the new employer's next payday
+    assert (result.next_payday, result.source) == (d(expected), "Initech Inc"), result.chosen
+
+
+def test_a_new_job_paid_once_gives_no_date_until_it_pays_again() -> None:
+    # GIVEN every other Friday until 4 September (its 18 September never came) and one paycheck
+    # from a new employer on 15 September
+    as_of = d("2026-09-22")
+    old = paychecks(Schedule.biweekly(d("2026-06-05")).dates(d("2026-06-01"), d("2026-09-04")), employer="GLOBEX CORP")
+    new = paychecks([d("2026-09-15")], employer="INITECH INC")
+    result = predict(with_spending(as_of, old + new, 120), as_of)
+    # THEN no date: the old schedule no longer holds and one deposit does not give the new one
+    assert (result.next_payday, result.cadence) == (None, "NONE")
+    assert "income changed" in (result.reason or "")
+
+
+GIG = {"primary": "INCOME", "detailed": "INCOME_GIG_ECONOMY"}
+
+
+@pytest.mark.parametrize(
+    "payouts",
+    [
+        # a platform's weekly payout, every Tuesday, like clockwork
+        [
+            txn(day, -41_500, "DOORDASH INC PAYOUT", personal_finance_category=GIG)
+            for day in Schedule.weekly(1).dates(d("2026-06-01"), d("2026-09-28"))
+        ],
+        # instant cash-outs after most working days
+        [
+            txn(d("2026-06-01") + timedelta(days=k), -(3_000 + 97 * k % 5_000), "UBER TECHNOLOGIES INSTANT PAY")
+            for k in range(0, 120)
+            if k % 7 not in (2, 5)
+        ],
+        # a payout every other Friday, labelled as wages by a v1 feed
+        [
+            txn(
+                day,
+                -88_000,
+                "LYFT INC DRIVER PAY",
+                personal_finance_category={"primary": "INCOME", "detailed": "INCOME_WAGES"},
+            )
+            for day in Schedule.biweekly(d("2026-06-05")).dates(d("2026-06-01"), d("2026-09-28"))
+        ],
+    ],
+)
+def test_gig_payouts_give_no_payday(payouts: list[dict[str, Any]]) -> None:
+    as_of = d("2026-09-28")
+    result = predict(with_spending(as_of, payouts, 120), as_of)
+    assert (result.next_payday, result.cadence) == (None, "NONE"), result.chosen

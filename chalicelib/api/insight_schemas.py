@@ -137,6 +137,7 @@ class PaydayOut(Schema):
     confidence = fields.Function(lambda a: round(a.confidence, 3))
     reason = fields.String(allow_none=True)
     from_cache = fields.Boolean()
+    moved_from = fields.Date(allow_none=True)
 
 
 def payday_body(answer: PaydayAnswer) -> dict[str, Any]:

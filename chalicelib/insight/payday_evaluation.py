@@ -68,6 +68,7 @@ class PaydayAnswer:
     confidence: float
     reason: str | None
     from_cache: bool
+    moved_from: date | None = None
 
 
 def evaluate(
@@ -116,6 +117,7 @@ def recorded_capture(record: PaydayRecord) -> dict[str, Any]:
         "frequency": record.frequency,
         "source": record.source,
         "reason": record.reason,
+        "moved_from": record.moved_from.isoformat() if record.moved_from else None,
         "fm": record.fm,
         "v2": record.v2,
         "pave": record.pave,
@@ -153,6 +155,7 @@ def _record(
         errors=payload["errors"],
         used_v2=result.used_v2,
         used_pave_v2=result.used_pave_v2,
+        moved_from=result.moved_from,
     )
 
 
@@ -172,6 +175,7 @@ def _answer(record: PaydayRecord, loan_id: str | None, from_cache: bool) -> Payd
         confidence=record.confidence or 0.0,
         reason=record.reason,
         from_cache=from_cache,
+        moved_from=record.moved_from,
     )
 
 

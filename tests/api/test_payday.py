@@ -133,6 +133,7 @@ def test_a_biweekly_earner_gets_the_next_friday_and_its_collection_dates(api: Ap
         "confidence": body["confidence"],
         "reason": None,
         "from_cache": False,
+        "moved_from": None,
     }
     assert "ACME" in body["income_source"].upper()
     assert 0.5 < body["confidence"] <= 1
@@ -311,6 +312,30 @@ def test_a_stale_pave_insight_falls_through_to_v2(api: Api, clock: Clock, user_i
     body = ask(api, user_id)
     assert body["detection_used"] == "FLOATME_V2_PAYDAY_CALCULATION"
     assert "stale" in predictions(user_id)[0]["errors"]["PAVE_PAYDAY_CALCULATION"]["message"]
+
+
+def test_a_pave_payday_on_a_holiday_is_answered_the_business_day_before_and_says_so(
+    api: Api, clock: Clock, user_id: str
+) -> None:
+    # GIVEN Pave's insight names Friday 25 December (a Fed holiday) as the next payday
+    clock.now = datetime(2026, 12, 21, 15, 0, tzinfo=UTC)
+    an_earner(user_id)
+    pave_expects(user_id, date(2026, 12, 25))
+    # WHEN the payday is asked for, then asked again the same day (the cached row)
+    first = ask(api, user_id)
+    clock.now += timedelta(minutes=5)
+    again = ask(api, user_id)
+    # THEN both answer Thursday the 24th, say Pave gave the 25th, and collect from the 24th
+    for body in (first, again):
+        assert (body["detection_used"], body["next_payday"], body["moved_from"]) == (
+            "PAVE_PAYDAY_CALCULATION",
+            "2026-12-24",
+            "2026-12-25",
+        )
+        assert body["collection_dates"]["instant"] == "2026-12-24"
+    assert (first["from_cache"], again["from_cache"]) == (False, True)
+    # AND both captures record the move
+    assert [p["moved_from"] for p in predictions(user_id)] == ["2026-12-25", "2026-12-25"]
 
 
 # --- the history it reads -----------------------------------------------------------------

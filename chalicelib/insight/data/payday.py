@@ -78,6 +78,9 @@ class PaydayRecord:
     #: The chain's flags when it was computed (None: not recorded).
     used_v2: bool | None = None
     used_pave_v2: bool | None = None
+    #: The date the chosen algorithm gave when it fell on a closed day (``next_date`` is the
+    #: business day before it); None when it was a business day or not recorded.
+    moved_from: date | None = None
 
 
 def payday_item(record: PaydayRecord) -> dict[str, Any]:
@@ -104,6 +107,7 @@ def payday_item(record: PaydayRecord) -> dict[str, Any]:
         "errors": to_dynamo(record.errors),
         "used_v2": record.used_v2,
         "used_pave_v2": record.used_pave_v2,
+        "moved_from": record.moved_from.isoformat() if record.moved_from else None,
         "ttl": payday_ttl(record.created_date),
     }
 
@@ -133,6 +137,7 @@ def from_item(row: Mapping[str, Any]) -> PaydayRecord:
         errors=_prediction(reader, "errors"),
         used_v2=reader.flag("used_v2", None),
         used_pave_v2=reader.flag("used_pave_v2", None),
+        moved_from=reader.day("moved_from", None),
     )
     reader.require_readable()
     return record

@@ -470,8 +470,21 @@ def _default_prior(schedule: Schedule) -> float:
 _Variant = tuple[Roll, int]
 
 
-def _rule_keys(cadence: Cadence, n: int, day: date) -> list[Schedule]:
-    """The calendar rules of ``cadence`` that have ``n`` (= ``day``) as a nominal date."""
+@lru_cache(maxsize=1 << 15)
+def _rule_keys(cadence: Cadence, n: int) -> tuple[Schedule, ...]:
+    """The calendar rules of ``cadence`` that have ordinal ``n`` as a nominal date (cached: the
+    same days come back in every fit over the same months)."""
+    return tuple(_rules_with(cadence, n, date.fromordinal(n)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _nominals_posting_on(o: int, roll: Roll, shift: int) -> tuple[int, ...]:
+    """The nominal ordinals near ``o`` (from ``_NOMINAL_AFTER`` days before it to
+    ``_NOMINAL_BEFORE`` after) that post on ``o`` under ``roll`` and ``shift``."""
+    return tuple(n for n in range(o - _NOMINAL_BEFORE, o + _NOMINAL_AFTER + 1) if _post(n, roll, shift) == o)
+
+
+def _rules_with(cadence: Cadence, n: int, day: date) -> list[Schedule]:
     if cadence is Cadence.WEEKLY:
         return [Schedule(cadence, weekday=(n - 1) % 7)]
     if cadence in _PERIOD_WEEKS:
@@ -499,14 +512,10 @@ def _votes(
     """For each calendar rule and posting variant, the observations it explains exactly: an
     observation ``o`` votes for every rule with a nominal date ``n`` that posts on ``o``."""
     votes: dict[tuple[Schedule, _Variant], set[int]] = {}
-    days: dict[int, date] = {}
     for index, o in enumerate(observed):
-        for n in range(o - _NOMINAL_BEFORE, o + _NOMINAL_AFTER + 1):
-            for variant in variants:
-                if _post(n, *variant) != o:
-                    continue
-                day = days.get(n) or days.setdefault(n, date.fromordinal(n))
-                for rule in _rule_keys(cadence, n, day):
+        for variant in variants:
+            for n in _nominals_posting_on(o, *variant):
+                for rule in _rule_keys(cadence, n):
                     votes.setdefault((rule, variant), set()).add(index)
     if cadence is Cadence.SEMI_MONTHLY:
         return _pair_votes(votes)

@@ -48,9 +48,18 @@ def stored_rows(user_id: str) -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def comparable(rows: dict[tuple[str, str], dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Rows without the attributes that depend on when they were written."""
+    """Rows without the attributes that depend on when they were written. A BALANCE row is an
+    account's balance on the UTC day it was written (the day ends its sort key): a run that
+    crosses midnight writes the same balance again under the new day, so balances are compared
+    per account, not per day."""
     volatile = {"ttl", "acct_updated_at"}
-    return {k: {a: v for a, v in r.items() if a not in volatile} for k, r in rows.items()}
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for (pk, sk), row in rows.items():
+        if row.get("type") == "BALANCE":
+            out[(pk, sk.rsplit("#", 1)[0])] = {a: v for a, v in row.items() if a not in {*volatile, "SK", "bal_date"}}
+        else:
+            out[(pk, sk)] = {a: v for a, v in row.items() if a not in volatile}
+    return out
 
 
 def in_window(fake: FakeItem, days: int) -> list[dict[str, Any]]:

@@ -26,11 +26,12 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 def test_a_mined_item_reaches_pave_and_its_insights_are_cached(
     app_url: str, fake_plaid: FakePlaid, fake_pave: FakePave, user_id: str
 ) -> None:
-    # GIVEN a linked item with four months of transactions, and a runtime that delivers every
-    # batch twice (the first outcome discarded) and shuffled
+    # GIVEN a linked item with 100 days of transactions (inside the 120 days retained, so a run
+    # crossing midnight keeps every one of them in the window), and a runtime that delivers
+    # every batch twice (the first outcome discarded) and shuffled
     empty_pipeline_queues()
     runtime = new_runtime(duplicate_delivery=True, shuffle=True, seed=11)
-    fake = link_item(fake_plaid, user_id, transaction_count=240, history_days=120, loans=False)
+    fake = link_item(fake_plaid, user_id, transaction_count=240, history_days=100, loans=False)
 
     # WHEN Plaid announces the item's transactions and the pipeline runs
     announce = webhooks.transactions_update(fake.item_id, "HISTORICAL_UPDATE")

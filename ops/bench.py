@@ -12,8 +12,9 @@
 5. Latency of a 100-row transactions page through the app against a raw Query (:mod:`ops.bench_api`).
 6. DynamoDB requests per 1,000 transactions mined end to end by ``/transactions/get`` and by
    ``/transactions/sync`` (:mod:`ops.bench_sync`).
-Then the insight models against ground truth, each next to a naive baseline: payday
-(:mod:`ops.bench_payday`) and recurring expenses (:mod:`ops.bench_recurring`); income
+Then the insight models against ground truth, each next to a plain baseline: payday beside the
+plain schedule fit and the schedule oracle (:mod:`ops.bench_payday`) and recurring expenses
+beside the plain reference (:mod:`ops.bench_recurring`); income
 detection's methods and model (:mod:`ops.bench_income`); and the cash-flow forecast's backtest
 on both synthetic worlds (:mod:`ops.bench_forecast`).
 

@@ -63,6 +63,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         bytecode_cache.fill(ROOT / "tests", ROOT / "ops")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Hand a random-order run's seed to each xdist worker (``-p randomly``). pytest-randomly
+    does so itself only when xdist is registered under its entry point's name; the suite loads
+    xdist by module (``-p xdist.plugin``, plugin autoload off), so without this every worker
+    stops at start-up, its seed missing."""
+    seed = getattr(node.config.option, "randomly_seed", None)
+    if isinstance(seed, int):
+        node.workerinput.setdefault("randomly_seed", seed)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """A worker's full garbage collections skip what collection built (ops/heap.py)."""
     from ops.heap import freeze_survivors_of_full_collections

@@ -455,16 +455,55 @@ def _start_key(cursor: str, index: str, pk: str) -> dict[str, str]:
     return {**txn_key, f"{index}PK": pk, f"{index}SK": sort_key}
 
 
-def user_transactions_between(user_id: str, start: date, end: date) -> list[Transaction]:
+#: What the insight models read of a transaction (:func:`chalicelib.insight.history.api_shape`,
+#: the item a row belongs to) and the keys :func:`from_item` falls back to for identifiers a row
+#: does not repeat: a projection that halves the bytes a history read parses. Other fields of
+#: rows read with it are their defaults.
+MODEL_FIELDS = (
+    "PK",
+    "GSI1PK",
+    "GSI1SK",
+    "GSI3PK",
+    "type",
+    "user_id",
+    "acct_id",
+    "item_id",
+    "txn_id",
+    "txn_amount",
+    "txn_amount_string",
+    "txn_date",
+    "txn_authorized_date",
+    "txn_name",
+    "txn_merchant_name",
+    "txn_pending",
+    "txn_category",
+    "txn_personal_finance_category",
+    "txn_iso_cc",
+)
+
+
+def user_transactions_between(
+    user_id: str, start: date, end: date, *, fields: Iterable[str] | None = None
+) -> list[Transaction]:
     """Every live transaction of the user dated ``start`` to ``end`` (inclusive), oldest first.
 
     One GSI1 Query followed to its last page (the index ``list_transactions`` reads without
     filters, eventually consistent); soft-deleted rows are not listed (their sort keys carry
-    the ``REMOVED#`` prefix). What the insight models read as a user's history.
+    the ``REMOVED#`` prefix). What the insight models read as a user's history. ``fields``:
+    only these attributes are returned (e.g. :data:`MODEL_FIELDS`); the read costs the same
+    units, the response parses faster.
     """
     condition = Key("GSI1PK").eq(keys.user_transactions_pk(user_id)) & _date_condition("GSI1SK", start, end)
+    projection: dict[str, Any] = {}
+    if fields is not None:
+        names = {f"#f{n}": name for n, name in enumerate(fields)}
+        projection = {"ProjectionExpression": ", ".join(names), "ExpressionAttributeNames": names}
     rows = query_rows(
-        tables.transactions(), entity=keys.TRANSACTION, IndexName="GSI1", KeyConditionExpression=condition
+        tables.transactions(),
+        entity=keys.TRANSACTION,
+        IndexName="GSI1",
+        KeyConditionExpression=condition,
+        **projection,
     )
     return [from_item(row) for row in rows]
 

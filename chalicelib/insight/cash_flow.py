@@ -77,7 +77,7 @@ def user_forecast(
     if known is None:
         user_items = items.list_items(user_id)
         known = KnownRows(user_items, accounts.list_accounts(user_id), low_balance_threshold(user_id))
-    found = history.retained(user_id, as_of, user_items=known.items, user_accounts=known.accounts)
+    found = history.retained(user_id, as_of, user_items=known.items, user_accounts=known.accounts, for_models=True)
     transactions = [history.api_shape(t) for t in found.transactions]
     pave = expenses.pave_expenses(user_id, now)
     bills: list[Bill] | None = [bill_of(e, "pave") for e in pave.expenses] if pave is not None else None

@@ -13,9 +13,9 @@ user's history through :func:`retained`, which applies the service's rules about
   be told is kept, as the API lists it. The rows of REMOVED items are returned apart
   (the Pave feeder tells Pave to forget them).
 
-Reads: the user's items (strongly consistent Query), the transactions (GSI1, eventual),
-and the user's accounts only when a row names no item (rows written before owners were
-recorded).
+Reads: the user's items (strongly consistent Query), the transactions (GSI1, eventual; the
+models' reads project only the fields they use), and the user's accounts only when a row names
+no item (rows written before owners were recorded).
 The models take the rows API-shaped (:func:`model_transactions`, :func:`model_history`).
 """
 
@@ -52,16 +52,19 @@ def retained(
     *,
     user_items: Sequence[items.Item] | None = None,
     user_accounts: Sequence[accounts.Account] | None = None,
+    for_models: bool = False,
 ) -> Retained:
     """The user's retained transactions at ``as_of`` (see the module docstring).
 
     ``user_items`` and ``user_accounts``: the user's rows when the caller has just read them
-    (then they are not read again)."""
+    (then they are not read again). ``for_models``: only what :func:`api_shape` needs is read
+    (``transactions.MODEL_FIELDS``); the Pave feeder reads whole rows."""
     if user_items is None:
         user_items = items.list_items(user_id)
     removed = {i.item_id for i in user_items if i.status is items.ItemStatus.REMOVED}
     institution = {i.item_id: i.institution_id for i in user_items if i.institution_id}
-    rows = transactions.user_transactions_between(user_id, as_of - timedelta(days=RETENTION_DAYS), as_of)
+    fields = transactions.MODEL_FIELDS if for_models else None
+    rows = transactions.user_transactions_between(user_id, as_of - timedelta(days=RETENTION_DAYS), as_of, fields=fields)
     item_of_account: dict[str, str] = {}
     if (removed or institution) and any(not t.item_id for t in rows):
         found = user_accounts if user_accounts is not None else accounts.list_accounts(user_id)
@@ -82,7 +85,7 @@ def retained(
 
 def model_transactions(user_id: str, as_of: date) -> list[dict[str, Any]]:
     """The user's transactions the models may read at ``as_of``, oldest first, API-shaped."""
-    return [api_shape(t) for t in retained(user_id, as_of).transactions]
+    return [api_shape(t) for t in retained(user_id, as_of, for_models=True).transactions]
 
 
 def api_shape(txn: Transaction) -> dict[str, Any]:
@@ -114,5 +117,5 @@ class History:
 
 def model_history(user_id: str, as_of: date) -> History:
     """:func:`model_transactions` with the institutions of their accounts, from the same reads."""
-    found = retained(user_id, as_of)
+    found = retained(user_id, as_of, for_models=True)
     return History([api_shape(t) for t in found.transactions], found.institution_of_account)

@@ -19,6 +19,7 @@ from botocore.exceptions import ClientError
 
 from chalicelib.aws.clients import dynamodb
 from chalicelib.aws.errors import translate
+from chalicelib.data.query import projection as projection_of
 from chalicelib.errors import BatchUnprocessedError, ThrottledError
 
 MAX_WRITE_BATCH = 25
@@ -138,9 +139,7 @@ def _get_chunk(
 ) -> tuple[list[Item], list[Any]]:
     request: dict[str, Any] = {"Keys": keys, "ConsistentRead": consistent}
     if projection:
-        names = {f"#p{i}": name for i, name in enumerate(projection)}
-        request["ProjectionExpression"] = ", ".join(names)
-        request["ExpressionAttributeNames"] = names
+        request.update(projection_of(projection))
     found: list[Item] = []
     for attempt in range(MAX_ATTEMPTS):
         if attempt:

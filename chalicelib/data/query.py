@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from chalicelib.aws.errors import translated
@@ -41,3 +41,10 @@ def query_rows(
         if (limit and len(found) >= limit) or "LastEvaluatedKey" not in response:
             return found[:limit] if limit else found
         kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def projection(fields: Iterable[str]) -> dict[str, Any]:
+    """A request's ``ProjectionExpression`` for ``fields``, each by a placeholder name (so a
+    reserved word or a dotted name is read as the attribute it is)."""
+    names = {f"#p{n}": name for n, name in enumerate(fields)}
+    return {"ProjectionExpression": ", ".join(names), "ExpressionAttributeNames": names}

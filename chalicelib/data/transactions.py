@@ -22,7 +22,7 @@ from chalicelib.data import contributions, keys, ownership, summary_writes, tabl
 from chalicelib.data.batch import put_items
 from chalicelib.data.contributions import Contribution
 from chalicelib.data.money import dollars_to_cents, from_dynamo
-from chalicelib.data.query import query_rows
+from chalicelib.data.query import projection, query_rows
 from chalicelib.data.ttl import transaction_ttl, utcnow
 from chalicelib.errors import ValidationError
 from chalicelib.settings import get_settings
@@ -494,16 +494,12 @@ def user_transactions_between(
     units, the response parses faster.
     """
     condition = Key("GSI1PK").eq(keys.user_transactions_pk(user_id)) & _date_condition("GSI1SK", start, end)
-    projection: dict[str, Any] = {}
-    if fields is not None:
-        names = {f"#f{n}": name for n, name in enumerate(fields)}
-        projection = {"ProjectionExpression": ", ".join(names), "ExpressionAttributeNames": names}
     rows = query_rows(
         tables.transactions(),
         entity=keys.TRANSACTION,
         IndexName="GSI1",
         KeyConditionExpression=condition,
-        **projection,
+        **(projection(fields) if fields is not None else {}),
     )
     return [from_item(row) for row in rows]
 

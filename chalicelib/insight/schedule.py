@@ -474,21 +474,11 @@ _Variant = tuple[Roll, int]
 def _rule_keys(cadence: Cadence, n: int) -> tuple[Schedule, ...]:
     """The calendar rules of ``cadence`` that have ordinal ``n`` as a nominal date (cached: the
     same days come back in every fit over the same months)."""
-    return tuple(_rules_with(cadence, n, date.fromordinal(n)))
-
-
-@lru_cache(maxsize=1 << 16)
-def _nominals_posting_on(o: int, roll: Roll, shift: int) -> tuple[int, ...]:
-    """The nominal ordinals near ``o`` (from ``_NOMINAL_AFTER`` days before it to
-    ``_NOMINAL_BEFORE`` after) that post on ``o`` under ``roll`` and ``shift``."""
-    return tuple(n for n in range(o - _NOMINAL_BEFORE, o + _NOMINAL_AFTER + 1) if _post(n, roll, shift) == o)
-
-
-def _rules_with(cadence: Cadence, n: int, day: date) -> list[Schedule]:
     if cadence is Cadence.WEEKLY:
-        return [Schedule(cadence, weekday=(n - 1) % 7)]
+        return (Schedule(cadence, weekday=(n - 1) % 7),)
     if cadence in _PERIOD_WEEKS:
-        return [Schedule(cadence, phase=n % _PERIOD_WEEKS[cadence])]
+        return (Schedule(cadence, phase=n % _PERIOD_WEEKS[cadence]),)
+    day = date.fromordinal(n)
     dim = _days_in_month(day.year, day.month)
     days = list(range(day.day, LAST_DAY + 1)) if day.day == dim else [day.day]  # later days clamp to the last
     if cadence is Cadence.MONTHLY:
@@ -498,12 +488,19 @@ def _rules_with(cadence: Cadence, n: int, day: date) -> list[Schedule]:
             rules.append(Schedule(cadence, nth=(day.day - 1) // 7 + 1, weekday=weekday))
         if weekday < 5 and day.day + 7 > dim:
             rules.append(Schedule(cadence, nth=-1, weekday=weekday))
-        return rules
+        return tuple(rules)
     if cadence is Cadence.QUARTERLY:
-        return [Schedule(cadence, days=(d,), month=(day.month - 1) % 3 + 1) for d in days]
+        return tuple(Schedule(cadence, days=(d,), month=(day.month - 1) % 3 + 1) for d in days)
     if cadence is Cadence.ANNUALLY:
-        return [Schedule(cadence, days=(d,), month=day.month) for d in days]
-    return [Schedule(Cadence.MONTHLY, days=(d,)) for d in days]  # SEMI_MONTHLY: days, paired below
+        return tuple(Schedule(cadence, days=(d,), month=day.month) for d in days)
+    return tuple(Schedule(Cadence.MONTHLY, days=(d,)) for d in days)  # SEMI_MONTHLY: days, paired below
+
+
+@lru_cache(maxsize=1 << 16)
+def _nominals_posting_on(o: int, roll: Roll, shift: int) -> tuple[int, ...]:
+    """The nominal ordinals near ``o`` (from ``_NOMINAL_AFTER`` days before it to
+    ``_NOMINAL_BEFORE`` after) that post on ``o`` under ``roll`` and ``shift``."""
+    return tuple(n for n in range(o - _NOMINAL_BEFORE, o + _NOMINAL_AFTER + 1) if _post(n, roll, shift) == o)
 
 
 def _votes(

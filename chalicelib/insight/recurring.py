@@ -424,6 +424,14 @@ def _card_like(txns: Sequence[Txn], authorized_apart: Container[str]) -> bool:
     return any(t.txn_id in authorized_apart for t in txns) or any(not is_business_day(charge_day(t)) for t in txns)
 
 
+def _merchant_charges(txns: Sequence[Txn]) -> bool:
+    """Charges that look like a card's at a merchant, though none shows it yet (each authorized,
+    on its posting day, on a business day): every one carries an authorization day and none a
+    bill's category. Such a merchant keeps its billing day on a weekend, so keeping the day is
+    the first reading; a roll still wins where a charge's own day shows one."""
+    return all(t.authorized_day and not _bill(t) and not is_card_payment(t) for t in txns)
+
+
 @dataclass(frozen=True, slots=True)
 class _Evidence:
     """How well a schedule explains a candidate's charges."""
@@ -795,7 +803,8 @@ def _streams(group: Sequence[Txn], as_of: date, bank: _Bank) -> list[RecurringEx
             # A price change keeps the schedule: reuse what its levels were fitted to.
             schedules = [s for seg in candidate.segments for s in fitted.get(seg, ())]
         else:
-            schedules = _schedules(candidate.txns, card=card, keep_weekends=bank.debits_keep_weekends)
+            keep_weekends = bank.debits_keep_weekends or _merchant_charges(candidate.txns)
+            schedules = _schedules(candidate.txns, card=card, keep_weekends=keep_weekends)
             if len(candidate.segments) == 1:
                 fitted[candidate.segments[0]] = schedules
         evidence = _judge(candidate, schedules, as_of, card=card)

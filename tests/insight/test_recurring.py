@@ -93,6 +93,19 @@ def test_a_card_subscription_keeps_its_day_even_on_a_weekend() -> None:
     assert set(stream.transaction_ids) == {r["txn_id"] for r in rows}
 
 
+def test_a_subscription_seen_twice_on_weekdays_keeps_its_day_on_a_weekend() -> None:
+    # GIVEN YouTube charged on Monday 28 June and Wednesday 28 July 2027, each authorized and
+    # posted the same day (nothing in its own days shows a card: no weekend, no posting lag)
+    rows = card(monthly_days("2027-06-28", 2), 7599, "GOOGLE *YOUTUBE TV", lag=0, pfc="ENTERTAINMENT_TV_AND_MOVIES")
+    # WHEN detecting on 11 August
+    stream = only(detect(rows, d("2027-08-11")))
+    # THEN the next charge is Saturday 28 August itself: a merchant's charge, not a debit to roll
+    assert (stream.status, stream.next_date) == (Status.EARLY_DETECTION, d("2027-08-28"))
+    # BUT a bill's debits seen the same way still settle on the next business day
+    bill = card(monthly_days("2027-06-28", 2), 7599, "CITY POWER", lag=0, pfc="RENT_AND_UTILITIES_GAS_AND_ELECTRICITY")
+    assert only(detect(bill, d("2027-08-11"))).next_date == d("2027-08-30")
+
+
 def test_an_ach_bill_settles_on_the_next_business_day() -> None:
     # GIVEN rent debited on the 1st, which on Sunday 1 March 2026 settled on Monday the 2nd
     days = [d("2026-03-02"), d("2026-04-01"), d("2026-05-01"), d("2026-06-01"), d("2026-07-01")]

@@ -28,7 +28,7 @@ import statistics
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -262,11 +262,14 @@ class Harness:
         from chalicelib.insight.data.tables import user_balance_settings
 
         user_balance_settings().put_item(Item=balance_settings_item(user_id, 100))
+        path = f"/v1/users/{user_id}/forecast"
+        for _ in range(self.inputs.forecast_calls):
+            answer = self.get(API_FORECAST, path, user_id)
+        # Timed apart from the charged calls: charging a projected Query reads it again unprojected.
         seconds = []
-        answer: dict[str, Any] = {}
         for _ in range(self.inputs.forecast_calls):
             started = time.process_time()
-            answer = self.get(API_FORECAST, f"/v1/users/{user_id}/forecast", user_id)
+            answer = self.get(API_FORECAST, path, user_id, charged=False)
             seconds.append(time.process_time() - started)
         return {
             "forecast_calls": self.inputs.forecast_calls,
@@ -276,8 +279,9 @@ class Harness:
         }
 
     def _forecast_parts(self, user_id: str) -> dict[str, int]:
-        """The model's parts on the same rows, read again outside the meter: the payday model, our
-        bill detector, and the forecast given both (median CPU of ``forecast_calls`` each)."""
+        """The parts of a call, outside the meter: reading the history (one GSI1 Query, parsed by
+        boto3), the payday model, our bill detector, and the forecast given both (median CPU of
+        ``forecast_calls`` each)."""
         from functools import partial
 
         from chalicelib import clock
@@ -292,6 +296,7 @@ class Harness:
         chain = predict(rows, as_of)
         bills = [bill_of(b, "ours") for b in recurring.detect(rows, as_of)]
         parts: dict[str, Callable[[], object]] = {
+            "forecast_read_us": partial(history.model_transactions, user_id, as_of),
             "forecast_predict_us": partial(predict, rows, as_of),
             "forecast_detect_us": partial(recurring.detect, rows, as_of),
             "forecast_model_us": partial(forecast, rows, accounts, as_of, 14, 10_000, bills=bills, payday=chain),
@@ -306,9 +311,10 @@ class Harness:
             out[name] = round(statistics.median(seconds) * 1_000_000)
         return out
 
-    def get(self, function: str, path: str, user_id: str) -> dict[str, Any]:
+    def get(self, function: str, path: str, user_id: str, *, charged: bool = True) -> dict[str, Any]:
+        """GET ``path`` as ``user_id``; its AWS requests charged to ``function`` (unless not ``charged``)."""
         headers = {"Authorization": f"Bearer {self.issuer.user_token(user_id)}"}
-        with self.meter.acting_as(function):
+        with self.meter.acting_as(function) if charged else nullcontext():
             response = self.gateway.handle_request("GET", path, headers, None)
         if response["statusCode"] != 200:
             raise MeasurementError(f"GET {path}: {response['statusCode']} {response['body']}")

@@ -75,6 +75,8 @@ RECALL_GOAL, PRECISION_GOAL = 0.85, 0.8
 CALIBRATION_POINTS = 0.05
 #: The forecast says "crosses within 14 days" from this probability on.
 CROSSING_PROBABILITY = 0.5
+#: Other levels printed beside it: the precision a lower alert level trades for recall.
+TRADE_OFF_LEVELS = (0.3, 0.4, 0.6, 0.7)
 DAYS_PER_MONTH = 30.4
 
 
@@ -277,6 +279,8 @@ class Figures:
     lowest_recall: float
     naive_precision: float
     naive_recall: float
+    #: (level, precision, recall) of "crosses" said from each of ``TRADE_OFF_LEVELS``
+    trade_off: tuple[tuple[float, float, float], ...]
     #: (low, high, n, mean predicted, observed)
     deciles: tuple[tuple[float, float, int, float, float], ...]
 
@@ -308,9 +312,10 @@ def wilson(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _says_crossing(answer: Forecast) -> bool:
-    """The forecast says the balance crosses the threshold within the days: more likely than not."""
-    return (answer.risk_below_threshold_in_days or 0.0) >= CROSSING_PROBABILITY
+def _says_crossing(answer: Forecast, level: float = CROSSING_PROBABILITY) -> bool:
+    """The forecast says the balance crosses the threshold within the days: more likely than not
+    (or at least as likely as ``level``)."""
+    return (answer.risk_below_threshold_in_days or 0.0) >= level
 
 
 def _precision_recall(pairs: Sequence[tuple[bool, bool]]) -> tuple[float, float]:
@@ -333,6 +338,15 @@ def figures(result: Result) -> Figures:
     precision, recall = _precision_recall(crossings)
     lowest_precision, lowest_recall = _precision_recall(lowest_says)
     naive_precision, naive_recall = _precision_recall(naive_crossings)
+    trade_off = tuple(
+        (
+            level,
+            *_precision_recall(
+                [(_says_crossing(o.forecast, level), was) for o, (_, was) in zip(answered, crossings, strict=True)]
+            ),
+        )
+        for level in TRADE_OFF_LEVELS
+    )
     scored = [
         (o.forecast.risk_below_threshold, o.crossed_before_payday)
         for o in answered
@@ -361,6 +375,7 @@ def figures(result: Result) -> Figures:
         lowest_recall=lowest_recall,
         naive_precision=naive_precision,
         naive_recall=naive_recall,
+        trade_off=trade_off,
         deciles=tuple(deciles),
     )
 
@@ -391,6 +406,10 @@ def report(title: str, result: Result) -> Figures:
     print(
         f"     forecast (its probability >= {CROSSING_PROBABILITY:g})  precision {found.precision:.3f}"
         f" recall {found.recall:.3f}"
+    )
+    print(
+        "       from other levels (precision / recall): "
+        + ", ".join(f"{level:g}: {p:.3f} / {r:.3f}" for level, p, r in found.trade_off)
     )
     print(
         f"     forecast's lowest below it        precision {found.lowest_precision:.3f}"

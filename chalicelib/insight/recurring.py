@@ -234,7 +234,12 @@ def detect(transactions: Iterable[Mapping[str, Any]], as_of: date) -> list[Recur
     ``transactions``: API-shaped transaction dicts, any order (see ``insight.transactions``);
     only those dated on or before ``as_of`` are read.
     """
-    txns = visible(transactions, as_of)
+    return detect_visible(visible(transactions, as_of), as_of)
+
+
+def detect_visible(txns: Sequence[Txn], as_of: date) -> list[RecurringExpense]:
+    """:func:`detect` for transactions already made visible at ``as_of``
+    (:func:`transactions.visible`): a caller that runs several models parses once."""
     paired = paired_transfers(txns)
     # A card's payments are a stream (kind card_payment), those whose category or pairing with
     # the card's side would make them a transfer included: the same payee as a card payment.

@@ -96,9 +96,14 @@ def parse(raw: Mapping[str, Any]) -> Txn:
 def visible(transactions: Iterable[Mapping[str, Any]], as_of: date, *, include_pending: bool = False) -> list[Txn]:
     """The transactions a model may see at ``as_of``: dated on or before it, each id once,
     pending ones only when asked, oldest first (ties by id, so the order is deterministic)."""
+    return visible_of(map(parse, transactions), as_of, include_pending=include_pending)
+
+
+def visible_of(txns: Iterable[Txn], as_of: date, *, include_pending: bool = False) -> list[Txn]:
+    """:func:`visible` for transactions already parsed (a caller that runs several models
+    parses once)."""
     seen: dict[str, Txn] = {}
-    for raw in transactions:
-        txn = parse(raw)
+    for txn in txns:
         if txn.day > as_of or (txn.pending and not include_pending):
             continue
         seen.setdefault(txn.txn_id, txn)

@@ -33,8 +33,8 @@ from chalicelib.insight.forecast.income import income, shifted
 from chalicelib.insight.forecast.rhythms import Rhythm, rhythms
 from chalicelib.insight.forecast.simulate import PATHS, simulate
 from chalicelib.insight.forecast.spending import DailyFlows, daily_flows
-from chalicelib.insight.payday import ChainResult, predict
-from chalicelib.insight.transactions import visible
+from chalicelib.insight.payday import ChainResult, predict_visible
+from chalicelib.insight.transactions import parse, visible_of
 
 __all__ = ["Bill", "DayBalance", "Event", "Forecast", "InvalidForecastError", "bill_of", "forecast"]
 
@@ -165,13 +165,15 @@ def forecast(
     if threshold_cents is not None and (isinstance(threshold_cents, bool) or not isinstance(threshold_cents, int)):
         raise InvalidForecastError(f"threshold_cents must be integer cents or None, got {threshold_cents!r}")
     parsed = parse_accounts(accounts)
-    seen = visible(transactions, as_of, include_pending=True)
+    txns = [parse(raw) for raw in transactions]  # once, for the payday model and the detector too
+    seen = visible_of(txns, as_of, include_pending=True)
     settled = [t for t in seen if not t.pending]
     none = _NoForecast(as_of, threshold_cents)
     history_days = (as_of - min(t.day for t in settled)).days + 1 if settled else 0
     if history_days < MIN_HISTORY_DAYS:
         return none(f"{history_days} days of history, {MIN_HISTORY_DAYS} needed")
-    chain = payday or predict(transactions, as_of)
+    for_models = visible_of(txns, as_of)
+    chain = payday or predict_visible(for_models, as_of)
     if chain.next_payday is None:
         return none(f"no payday prediction: {chain.reason or 'no income found'}")
     choice = choose(parsed, settled, chain.filtered_txns, as_of, main_account_id)
@@ -186,7 +188,9 @@ def forecast(
     horizon = max(days, (last_landing - as_of).days)
     until = as_of + timedelta(days=horizon)
     pay = income(chain, account_id, as_of, until)
-    streams = list(bills) if bills is not None else [bill_of(s, "ours") for s in recurring.detect(transactions, as_of)]
+    streams = (
+        list(bills) if bills is not None else [bill_of(s, "ours") for s in recurring.detect_visible(for_models, as_of)]
+    )
     projected = project(streams, settled, account_id, as_of, until)
     history_start = as_of - timedelta(days=history_days - 1)
     mine = [t for t in seen if t.account_id == account_id]

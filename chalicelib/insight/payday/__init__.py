@@ -160,7 +160,14 @@ def run_chain(
     """The payday chain for API-shaped ``transactions`` seen at ``as_of`` (see the module
     docstring). Raises :class:`~chalicelib.insight.transactions.InvalidTransactionError` on
     input that breaks the transaction contract."""
-    txns = visible(transactions, as_of)
+    return _chain(
+        visible(transactions, as_of), as_of, used_v2=used_v2, used_pave_v2=used_pave_v2, pave_income=pave_income
+    )
+
+
+def _chain(
+    txns: list[Txn], as_of: date, *, used_v2: bool, used_pave_v2: bool, pave_income: PaveIncome | None
+) -> ChainResult:
     errors: dict[Detection, AlgorithmFailure] = {}
     fm = _attempt(Detection.FLOATME, lambda: legacy.predict(txns, as_of).on_business_day(as_of), errors)
     pave_answer: PaydayPrediction | None = None
@@ -225,3 +232,10 @@ def predict(transactions: list[dict[str, Any]], as_of: date) -> ChainResult:
     payday strictly after ``as_of``, or None), ``cadence`` and ``confidence`` (0-1), plus the
     reason, source, collection dates and every algorithm's answer."""
     return run_chain(transactions, as_of, used_v2=True, used_pave_v2=False)
+
+
+def predict_visible(txns: list[Txn], as_of: date) -> ChainResult:
+    """:func:`predict` for transactions already made visible at ``as_of``
+    (:func:`~chalicelib.insight.transactions.visible`): a caller that runs several models
+    parses once."""
+    return _chain(txns, as_of, used_v2=True, used_pave_v2=False, pave_income=None)

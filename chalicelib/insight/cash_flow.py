@@ -50,7 +50,8 @@ class KnownRows:
 
 
 def account_inputs(user_accounts: Sequence[Account], user_items: Sequence[Item]) -> list[dict[str, object]]:
-    """The accounts as the forecast takes them: balances reported, of items that are not REMOVED, in dollars."""
+    """The accounts as the forecast takes them: of items that are not REMOVED, in US dollars, each
+    balance in integer cents when the bank reported it (None when it did not)."""
     removed = {i.item_id for i in user_items if i.status is ItemStatus.REMOVED}
     out: list[dict[str, object]] = []
     for account in user_accounts:

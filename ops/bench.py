@@ -12,6 +12,8 @@
 5. Latency of a 100-row transactions page through the app against a raw Query (:mod:`ops.bench_api`).
 6. DynamoDB requests per 1,000 transactions mined end to end by ``/transactions/get`` and by
    ``/transactions/sync`` (:mod:`ops.bench_sync`).
+7. CPU of reading a 360-row history response with the service's DynamoDB reading against
+   boto3's own (:mod:`ops.bench_dynamodb_parse`).
 Then the insight models against ground truth, each next to a plain baseline: payday beside the
 plain schedule fit and the schedule oracle (:mod:`ops.bench_payday`) and recurring expenses
 beside the plain reference (:mod:`ops.bench_recurring`); income
@@ -249,6 +251,9 @@ def main() -> int:
     print(f"   ratio app / raw:            {api.ratio:8.2f}x")
     for line in bench_sync.report(*by_mode):
         print(line)
+    from ops import bench_dynamodb_parse
+
+    print("7.", "\n".join(bench_dynamodb_parse.report()))
     bench_payday.main()
     bench_recurring.main()
     bench_income.main()

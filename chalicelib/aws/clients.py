@@ -16,8 +16,10 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import boto3
+import botocore.session
 from botocore.config import Config
 
+from chalicelib.aws import dynamodb_parser
 from chalicelib.settings import get_settings
 
 if TYPE_CHECKING:
@@ -68,7 +70,9 @@ def _config(key: ClientKey) -> Config:
 
 @cache
 def _session() -> boto3.session.Session:
-    return boto3.session.Session()
+    """The session every client is built from; its clients parse DynamoDB's items directly
+    (:mod:`chalicelib.aws.dynamodb_parser`)."""
+    return boto3.session.Session(botocore_session=dynamodb_parser.install(botocore.session.get_session()))
 
 
 def client(service: str) -> Any:
@@ -129,11 +133,15 @@ def dynamodb(region: str | None = None) -> DynamoDBServiceResource:
     resource = handles.resources.get(key)
     if resource is None:
         with _lock:  # boto3 sessions are not thread-safe while creating clients
-            resource = _session().resource(
-                "dynamodb",
-                endpoint_url=key.endpoint,
-                region_name=key.region,
-                config=_config(key),
+            from chalicelib.aws.dynamodb_types import install_deserializer
+
+            resource = install_deserializer(
+                _session().resource(
+                    "dynamodb",
+                    endpoint_url=key.endpoint,
+                    region_name=key.region,
+                    config=_config(key),
+                )
             )
             _track(resource.meta.client)
         handles.resources[key] = resource

@@ -499,7 +499,8 @@ def _forecast(doc: Doc) -> None:
         table(("table / index", "read units"), rows),
         f"CPU per call, median of {calls} calls timed apart from the charged ones: {num(cpu_ms)} ms in the app's "
         f"process (the local AWS runs in a process of its own). Of it, on the same "
-        f"{m.facts.get('forecast_transactions', 0)} transactions: reading them (one GSI1 Query, parsed by boto3) "
+        f"{m.facts.get('forecast_transactions', 0)} transactions: reading them (one GSI1 Query, parsed by "
+        "`chalicelib/aws/dynamodb_parser.py`) "
         f"{num(part('forecast_read_us'))} ms, the payday model {num(part('forecast_predict_us'))} ms, our bill "
         f"detector {num(part('forecast_detect_us'))} ms (not run when Pave's mine answers), the forecast given both "
         f"{num(part('forecast_model_us'))} ms; the rest ({num(max(0.0, cpu_ms - modelled))} ms) is the token, the "

@@ -3,7 +3,11 @@
 - With three clean deposits on a standard schedule, a payday moved by a weekend or a Fed
   holiday is exact.
 - A biweekly payer on any weekday is predicted on that weekday, holiday weeks included.
-- After a job change, the new employer's schedule wins once it has shown two deposits.
+- After a job change, the new employer's schedule wins once it has shown two deposits; a
+  payer that kept paying alongside a new one and then missed a paycheck still pays (two jobs).
+- A paycheck whose description carries a reference made of letters is the same payer's.
+- A payroll with a bonus and an off-cycle deposit, at a bank that posts early now and then, is
+  not gig work.
 - Gig payouts, however regular, give no payday.
 """
 
@@ -168,3 +172,45 @@ def test_gig_payouts_give_no_payday(payouts: list[dict[str, Any]]) -> None:
     as_of = d("2026-09-28")
     result = predict(with_spending(as_of, payouts, 120), as_of)
     assert (result.next_payday, result.cadence) == (None, "NONE"), result.chosen
+
+
+def test_a_reference_made_of_letters_does_not_make_a_new_payer() -> None:
+    # GIVEN the 1st and the 15th (paid the business day before) from one payroll processor,
+    # whose line on 15 September carries a reference without a digit
+    as_of = d("2026-09-20")
+    days = Schedule.semi_monthly(1, 15).dates(d("2026-06-01"), as_of)
+    rows = paychecks(days[:-1], 186_000, employer="GUSTO PAY")
+    rows += paychecks(days[-1:], 186_000, employer="GUSTO PAY JQFDKJ")
+    # WHEN predicted
+    result = predict(with_spending(as_of, rows, 110), as_of)
+    # THEN the schedule goes on (1 October), not "income changed"
+    assert (result.next_payday, result.cadence) == (d("2026-10-01"), "SEMI_MONTHLY"), result.chosen
+
+
+def test_a_payroll_with_a_bonus_an_off_cycle_deposit_and_a_stray_posting_is_not_gig_work() -> None:
+    # GIVEN every other Monday (Columbus Day paid the Friday before), one paycheck a day late
+    # and one a business day early, a half-amount correction and a bonus between paydays
+    as_of = d("2025-11-28")
+    paid = ["2025-09-16", "2025-09-29", "2025-10-10", "2025-10-27", "2025-11-07", "2025-11-24"]
+    rows = [
+        *(paychecks([d(day)], 180_000 + 2_000 * n, employer="TALLGRASS TRANSPORT") for n, day in enumerate(paid)),
+        paychecks([d("2025-10-30")], 90_000, employer="TALLGRASS TRANSPORT"),
+        paychecks([d("2025-11-13")], 330_000, employer="TALLGRASS TRANSPORT"),
+    ]
+    # WHEN predicted
+    result = predict(with_spending(as_of, [r for group in rows for r in group], 90), as_of)
+    # THEN the paychecks' schedule gives the next Monday payday
+    assert (result.next_payday, result.cadence) == (d("2025-12-08"), "BIWEEKLY"), result.chosen
+
+
+def test_a_main_job_that_misses_a_paycheck_while_a_side_job_pays_still_pays() -> None:
+    # GIVEN every Thursday since August (its 1 October missing) and, from 4 September, a side
+    # job paying less a month on the 4th (paid the business day before)
+    as_of = d("2025-10-08")
+    weekly = [day for day in Schedule.weekly(3).dates(d("2025-08-07"), as_of) if day != d("2025-10-02")]
+    side = Schedule.monthly(4).dates(d("2025-09-01"), as_of)
+    rows = paychecks(weekly, 42_000, employer="HALCYON HOTELS") + paychecks(side, 86_000, employer="FIRSTLINE STAFFING")
+    # WHEN predicted
+    result = predict(with_spending(as_of, rows, 60), as_of)
+    # THEN the main job's next Thursday: three paychecks alongside the side job's say two jobs
+    assert (result.next_payday, result.source) == (d("2025-10-09"), "Halcyon Hotels"), result.chosen

@@ -252,16 +252,24 @@ def _deposits(txns: Iterable[Txn]) -> tuple[Deposit, ...]:
 #: A payer key this long or longer absorbs the keys it begins (a bank that cuts descriptions at
 #: a fixed width turns ``ACME LOGISTICS CO`` into ``ACME LOGISTICS C`` on some lines).
 _MIN_PREFIX = 6
+#: A payer key of whole words this long or longer absorbs the keys that add words to it (a
+#: processor's reference without a digit, ``GUSTO PAY JQFDKJ``, reads as a word).
+_MIN_WORD_PREFIX = 4
 
 
 def _same_payers(keys: Iterable[str]) -> dict[str, str]:
     """Each payer key mapped to the shortest key it begins with (itself if none): the same
-    payer spelt whole and cut short."""
+    payer spelt whole and cut short, or followed by a reference made of letters."""
     ordered = sorted(set(keys), key=lambda k: (len(k), k))
     canonical: dict[str, str] = {}
     for n, key in enumerate(ordered):
         canonical[key] = next(
-            (canonical[k] for k in ordered[:n] if len(k) >= _MIN_PREFIX and key.startswith(k)),
+            (
+                canonical[k]
+                for k in ordered[:n]
+                if (len(k) >= _MIN_PREFIX and key.startswith(k))
+                or (len(k) >= _MIN_WORD_PREFIX and key.startswith(k + " "))
+            ),
             key,
         )
     return canonical

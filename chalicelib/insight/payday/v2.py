@@ -19,7 +19,8 @@
    newer payer replaced it).
 4. **Which payer** (:func:`primary`): gig payouts never give a payday, by the platform's name
    or by their look (amounts that do not hold, off their days). A payer that stopped while a
-   newer one pays is replaced (a job change: the newer payer wins once it has paid twice);
+   newer one pays is replaced (a job change: the newer payer wins once it has paid twice),
+   unless it kept paying alongside the newer one (two jobs);
    among the rest the largest monthly amount, in the account that receives most.
 5. **Which date** (:func:`decide`): each reading of the primary's deposits puts its posterior
    on the next date it projects (a paycheck that came a day or two early moves it to the one
@@ -437,6 +438,9 @@ def fit_stream(
 
 #: A stream that began this many days after a LATE stream's first deposit is a new job.
 NEW_JOB_DAYS = 21
+#: A payer that paid this many times after another payer's first deposit worked both jobs: its
+#: missing paycheck is a missed one, not the end of the job (a notice period pays once or twice).
+TWO_JOBS_ALONGSIDE = 3
 #: A new payer's one deposit in these last days, larger than the primary's month, may be the main income.
 NEWCOMER_DAYS = 45
 #: A payer's deposits, fewer than this share of them on their schedule's day, are not a payroll's
@@ -463,7 +467,13 @@ def _replaces(new: StreamFit, old: StreamFit) -> bool:
         return False
     if new.first > old.last and len(new.stream.deposits) >= 2:
         return True
-    return old.status == LATE and new.status == ACTIVE and (new.first - old.first).days >= NEW_JOB_DAYS
+    alongside = sum(1 for d in old.stream.deposits if d.day > new.first)
+    return (
+        old.status == LATE
+        and new.status == ACTIVE
+        and (new.first - old.first).days >= NEW_JOB_DAYS
+        and alongside < TWO_JOBS_ALONGSIDE
+    )
 
 
 def _moved(fitted: list[StreamFit], as_of: date, history_start: date) -> list[StreamFit]:
@@ -501,13 +511,16 @@ def _moved(fitted: list[StreamFit], as_of: date, history_start: date) -> list[St
 
 def _gig_like(sf: StreamFit) -> bool:
     """Payouts that look like gig work whatever the payer's name: amounts that do not hold
-    (:func:`_steady`) landing off a schedule (fewer than :data:`PUNCTUAL` of the deposits on
-    their day). A payroll's amounts hold (hourly pay varies by a fifth or so), and when its
-    deposits stray (a bank whose early posting slips) the amounts still hold."""
+    (:func:`_steady`, on the deposits the schedule explains) landing off a schedule (fewer than
+    :data:`PUNCTUAL` of them on their day). A payroll's paychecks hold their amount (hourly pay
+    varies by a fifth or so) beside its off-cycle deposits (a bonus, a correction), and when
+    they stray (a bank whose early posting slips) the amounts still hold."""
     best = sf.best
     if best is None or not best.matched or len(sf.stream.deposits) < 3:
         return False
-    return not _steady(sf.stream) and best.exact / best.matched < PUNCTUAL
+    on_schedule = {o for _, o in best.pairs if o is not None}
+    paychecks = tuple(d for d in sf.stream.deposits if d.day in on_schedule)
+    return not _steady(replace(sf.stream, deposits=paychecks)) and best.exact / best.matched < PUNCTUAL
 
 
 def _payers(fitted: Sequence[StreamFit]) -> dict[str, list[StreamFit]]:

@@ -6,6 +6,7 @@
 - After a job change, the new employer's schedule wins once it has shown two deposits; a
   payer that kept paying alongside a new one and then missed a paycheck still pays (two jobs).
 - A paycheck whose description carries a reference made of letters is the same payer's.
+- A pension's words are income evidence: two deposits on its 1st give its next one.
 - A payroll with a bonus and an off-cycle deposit, at a bank that posts early now and then, is
   not gig work.
 - Gig payouts, however regular, give no payday.
@@ -214,3 +215,14 @@ def test_a_main_job_that_misses_a_paycheck_while_a_side_job_pays_still_pays() ->
     result = predict(with_spending(as_of, rows, 60), as_of)
     # THEN the main job's next Thursday: three paychecks alongside the side job's say two jobs
     assert (result.next_payday, result.source) == (d("2025-10-09"), "Halcyon Hotels"), result.chosen
+
+
+def test_a_pension_uncategorised_is_read_from_two_deposits() -> None:
+    # GIVEN a state pension's two deposits, on Friday 31 May (1 June is a Saturday) and Monday
+    # 1 July, with no category and no payroll words
+    as_of = d("2024-07-26")
+    rows = [txn(day, -295_500, "OHIO PERS ANNUITY") for day in (d("2024-05-31"), d("2024-07-01"))]
+    # WHEN predicted from 60 days
+    result = predict(with_spending(as_of, rows, 60), as_of)
+    # THEN its next 1st
+    assert (result.next_payday, result.cadence) == (d("2024-08-01"), "MONTHLY"), result.chosen

@@ -70,6 +70,9 @@ _PAYROLL = re.compile(
     r"PAYROLL|PAYRL|\bDIR ?DEP|DIRECT DEP|SALARY|\bWAGES?\b|\bADP\b|GUSTO|PAYCHEX|TRINET|RIPPLING|"
     r"INTUIT PAY|PAYLOCITY|PAYCOM|PAYCOR|\bDFAS\b|NET PAY|TREAS 310|SOC SEC|SUPP SEC|\bSSA\b|\bSSI\b"
 )
+#: A pension or an annuity, by the payer's words: income as much as a payroll's (and pensions pay
+#: monthly, on the 1st: :func:`chalicelib.insight.payday.v2.payer_kind`).
+PENSION_WORDS = re.compile(r"PENSION|ANNUIT|RETIREMENT|\bRET SYS\b|\bPERS\b")
 _GIG = re.compile(
     r"DOORDASH|\bUBER\b|\bLYFT\b|INSTACART|MAPLEBEAR|GRUBHUB|\bSHIPT\b|POSTMATES|AMAZON FLEX|"
     r"SPARK DRIVER|\bROVER\b|TASKRABBIT|FIVERR|UPWORK|\bGOPUFF\b"
@@ -180,7 +183,8 @@ def _income_vote(txn: Txn) -> int:
     """+1 income evidence, -1 transfer evidence, 0 neither."""
     if txn.pfc_detailed in INCOME_CATEGORIES or any("Payroll" in c for c in txn.category):
         return 1
-    if _PAYROLL.search(txn.name.upper()):
+    name = txn.name.upper()
+    if _PAYROLL.search(name) or PENSION_WORDS.search(name):
         return 1
     if txn.pfc_detailed in TRANSFER_CATEGORIES:
         return -1

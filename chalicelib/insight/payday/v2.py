@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -46,7 +45,7 @@ from functools import lru_cache
 from typing import Any
 
 from chalicelib.insight.calendar import is_business_day
-from chalicelib.insight.payday.candidates import Evidence, Stream, candidate_streams
+from chalicelib.insight.payday.candidates import PENSION_WORDS, Evidence, Stream, candidate_streams
 from chalicelib.insight.payday.collection import collection_dates
 from chalicelib.insight.payday.confidence import ConfidenceInputs, confidence
 from chalicelib.insight.payday.types import Detection, InsufficientHistoryError, PaydayPrediction
@@ -137,15 +136,13 @@ def _rule_prior(schedule: Schedule) -> float:
     return 0.001
 
 
-#: A pension or annuity, by the payer's words: pensions pay monthly, on the 1st.
-_PENSION = re.compile(r"PENSION|ANNUIT|RETIREMENT|\bRET SYS\b|\bPERS\b")
 PENSION = "PENSION"
 
 
 def payer_kind(stream: Stream) -> str:
     """The payer, for its published schedule: the federal payers by their key (SSA, SSI, VA,
     DFAS ...), a pension (:data:`PENSION`) by the words of its deposits, else the key."""
-    if _government_rule(stream.payer) is None and any(_PENSION.search(t.name.upper()) for t in stream.txns):
+    if _government_rule(stream.payer) is None and any(PENSION_WORDS.search(t.name.upper()) for t in stream.txns):
         return PENSION
     return stream.payer
 

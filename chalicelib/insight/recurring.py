@@ -531,13 +531,20 @@ def _judge(candidate: _Candidate, schedules: Iterable[Schedule], as_of: date, *,
 def _worth_fitting(candidate: _Candidate, group: Sequence[Txn], repeated: Container[str]) -> bool:
     """Whether the candidate could pass at all (the fit is the costly part): three charge days,
     or two when the payee charged nothing else since but amounts it charges again (``repeated``:
-    maybe another bill; see ``_twice_seen``); a varying amount only as a bill or a card's
-    autopay."""
+    maybe another bill; see ``_twice_seen``); a price change at a shop only between two fixed
+    prices (a shop's baskets fall into amount levels two and two, and every pair of them would be
+    fitted); a varying amount only as a bill or a card's autopay."""
     days = len({charge_day(t) for t in candidate.txns})
     if days < DEFAULT_MIN_CHARGES and (days < 2 or _busy(candidate, group, since_first=True, bills=repeated)):
         return False
     if days < BUSY_MIN_CHARGES and (_everyday(candidate.txns) or _busy(candidate, group, bills=repeated)):
         return False  # where chance alignments are likely, four charges are needed (_chance_ruled_out)
+    if (
+        len(candidate.segments) > 1
+        and not _identical(candidate, candidate.txns)
+        and _busy(candidate, group, bills=repeated)
+    ):
+        return False  # at a shop, a price change is read between two fixed prices only (_chance_ruled_out)
     if _everyday(candidate.txns) and not _could_keep_a_day(candidate.txns):
         return False
     if candidate.segments:

@@ -279,9 +279,9 @@ class Harness:
         }
 
     def _forecast_parts(self, user_id: str) -> dict[str, int]:
-        """The parts of a call, outside the meter: reading the history (one GSI1 Query, parsed by
-        boto3), the payday model, our bill detector, and the forecast given both (median CPU of
-        ``forecast_calls`` each)."""
+        """The parts of a call, outside the meter: reading the history (one GSI1 Query), the payday
+        model, our bill detector, and the forecast given both (median CPU of ``forecast_calls``
+        each)."""
         from functools import partial
 
         from chalicelib import clock

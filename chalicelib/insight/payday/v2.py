@@ -464,12 +464,11 @@ def _replaces(new: StreamFit, old: StreamFit) -> bool:
         return False
     if new.first > old.last and len(new.stream.deposits) >= 2:
         return True
-    alongside = sum(1 for d in old.stream.deposits if d.day > new.first)
     return (
         old.status == LATE
         and new.status == ACTIVE
         and (new.first - old.first).days >= NEW_JOB_DAYS
-        and alongside < TWO_JOBS_ALONGSIDE
+        and sum(1 for d in old.stream.deposits if d.day > new.first) < TWO_JOBS_ALONGSIDE  # paid alongside
     )
 
 

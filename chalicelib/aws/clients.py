@@ -69,10 +69,28 @@ def _config(key: ClientKey) -> Config:
 
 
 @cache
+def _botocore_session() -> botocore.session.Session:
+    return dynamodb_parser.install(botocore.session.get_session())
+
+
+@cache
 def _session() -> boto3.session.Session:
     """The session every client is built from; its clients parse DynamoDB's items directly
     (:mod:`chalicelib.aws.dynamodb_parser`)."""
-    return boto3.session.Session(botocore_session=dynamodb_parser.install(botocore.session.get_session()))
+    return boto3.session.Session(botocore_session=_botocore_session())
+
+
+@cache
+def _resource_session() -> boto3.session.Session:
+    """The session DynamoDB resources are built from: their clients parse responses straight to
+    Python values (:mod:`chalicelib.aws.dynamodb_types`). It shares the clients' session's loader,
+    so the service models are read from disk once."""
+    from chalicelib.aws.dynamodb_types import DynamoDBPythonParserFactory
+
+    session = botocore.session.get_session()
+    session.register_component("data_loader", _botocore_session().get_component("data_loader"))
+    session.register_component("response_parser_factory", DynamoDBPythonParserFactory())
+    return boto3.session.Session(botocore_session=session)
 
 
 def client(service: str) -> Any:
@@ -133,10 +151,10 @@ def dynamodb(region: str | None = None) -> DynamoDBServiceResource:
     resource = handles.resources.get(key)
     if resource is None:
         with _lock:  # boto3 sessions are not thread-safe while creating clients
-            from chalicelib.aws.dynamodb_types import install_deserializer
+            from chalicelib.aws.dynamodb_types import python_values
 
-            resource = install_deserializer(
-                _session().resource(
+            resource = python_values(
+                _resource_session().resource(
                     "dynamodb",
                     endpoint_url=key.endpoint,
                     region_name=key.region,

@@ -16,7 +16,7 @@ input (``tests/unit/test_dynamodb_parser.py`` compares them on generated trees).
 Installed on the session that builds every client (:func:`install`). It applies to the
 ``json`` protocol's responses only, and only to shapes that are DynamoDB's ``AttributeValue``.
 
-A resource then turns the attribute values into Python ones: see
+A resource's client parses straight to Python values instead: see
 :mod:`chalicelib.aws.dynamodb_types`.
 """
 
@@ -38,7 +38,8 @@ _ResponseParserFactory: Any = parsers.ResponseParserFactory
 _PARSERS: dict[str, Any] = parsers.PROTOCOL_PARSERS
 
 
-def _is_attribute_value(shape: Shape) -> bool:
+def is_attribute_value(shape: Shape) -> bool:
+    """Whether ``shape`` is DynamoDB's ``AttributeValue``."""
     return shape.name == "AttributeValue" and tuple(shape.members) == _MEMBERS  # type: ignore[attr-defined]
 
 
@@ -46,13 +47,13 @@ class DynamoDBJSONParser(_JSONParser):  # type: ignore[misc]
     """botocore's ``json`` parser with a direct path for DynamoDB attribute values."""
 
     def _handle_structure(self, shape: Shape, value: Any) -> Any:
-        if _is_attribute_value(shape):
+        if is_attribute_value(shape):
             return self._attribute_value(shape, value)
         return super()._handle_structure(shape, value)
 
     def _handle_map(self, shape: Shape, value: Any) -> Any:
         value_shape = shape.value  # type: ignore[attr-defined]
-        if _is_attribute_value(value_shape) and isinstance(value, dict):
+        if is_attribute_value(value_shape) and isinstance(value, dict):
             convert = self._attribute_value
             parsed = {}
             for key, member in value.items():

@@ -28,7 +28,7 @@ from chalicelib.data.items import Item, ItemStatus
 from chalicelib.insight import expenses, history
 from chalicelib.insight.balance_alerts import pick_main_account
 from chalicelib.insight.data.balance_settings import low_balance_threshold
-from chalicelib.insight.forecast import DEFAULT_DAYS, Bill, Forecast, bill_of, forecast
+from chalicelib.insight.forecast import DEFAULT_DAYS, Bill, Forecast, bill_of, forecast_txns
 
 
 @dataclass(frozen=True)
@@ -79,12 +79,12 @@ def user_forecast(
         user_items = items.list_items(user_id)
         known = KnownRows(user_items, accounts.list_accounts(user_id), low_balance_threshold(user_id))
     found = history.retained(user_id, as_of, user_items=known.items, user_accounts=known.accounts, for_models=True)
-    transactions = [history.api_shape(t) for t in found.transactions]
+    txns = [history.model_txn(t) for t in found.transactions]
     pave = expenses.pave_expenses(user_id, now)
     bills: list[Bill] | None = [bill_of(e, "pave") for e in pave.expenses] if pave is not None else None
     owner = pick_main_account(known.items)
-    answer = forecast(
-        transactions,
+    answer = forecast_txns(
+        txns,
         account_inputs(known.accounts, known.items),
         as_of,
         days,

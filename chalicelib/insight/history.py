@@ -16,7 +16,8 @@ user's history through :func:`retained`, which applies the service's rules about
 Reads: the user's items (strongly consistent Query), the transactions (GSI1, eventual; the
 models' reads project only the fields they use), and the user's accounts only when a row names
 no item (rows written before owners were recorded).
-The models take the rows API-shaped (:func:`model_transactions`, :func:`model_history`).
+The models take the rows API-shaped (:func:`model_transactions`, :func:`model_history`); the
+service's own callers may hand them the parsed values directly (:func:`model_txn`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 from chalicelib.data import accounts, items, transactions
 from chalicelib.data.transactions import Transaction
 from chalicelib.data.ttl import TRANSACTION_RETENTION_DAYS
+from chalicelib.insight.transactions import InvalidTransactionError, Txn
 
 #: The history a model sees: what the service retains (the transaction TTL).
 RETENTION_DAYS = TRANSACTION_RETENTION_DAYS
@@ -104,6 +106,28 @@ def api_shape(txn: Transaction) -> dict[str, Any]:
         "category": list(txn.category) or None,
         "pending": txn.pending,
     }
+
+
+def model_txn(txn: Transaction) -> Txn:
+    """``txn`` as the models read it: what parsing its :func:`api_shape` gives, without the dict
+    between (the service's own callers of the models, e.g. the forecast)."""
+    if not txn.txn_id:
+        raise InvalidTransactionError(f"transaction without a txn_id: {api_shape(txn)!r}")
+    pfc: Mapping[str, Any] = txn.personal_finance_category or {}
+    return Txn(
+        txn_id=txn.txn_id,
+        account_id=txn.acct_id or "",
+        amount=txn.amount,
+        day=txn.txn_date,
+        authorized_day=txn.authorized_date,
+        name=txn.name or "",
+        merchant_name=txn.merchant_name or None,
+        pfc_primary=pfc.get("primary") or None,
+        pfc_detailed=pfc.get("detailed") or None,
+        category=tuple(str(c) for c in txn.category),
+        pending=bool(txn.pending),
+        iso_currency_code=txn.iso_currency_code or None,
+    )
 
 
 @dataclass(frozen=True)

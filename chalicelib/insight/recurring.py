@@ -56,7 +56,6 @@ for a stream seen twice and ``MATURE`` from three charges.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import statistics
 from collections import Counter, defaultdict
@@ -304,7 +303,7 @@ def _on_the_calendar(group: Sequence[Txn], *, posting_clock: bool) -> Sequence[T
     by_posting = _calendar_hits(both, _posting_day, monthly=True)
     by_authorization = _calendar_hits(both, charge_day, monthly=True)
     if by_posting > by_authorization or (by_posting == by_authorization and posting_clock):
-        return [dataclasses.replace(t, authorized_day=t.day) for t in group]
+        return [t.posted_as_charged() for t in group]
     return group
 
 
@@ -334,6 +333,8 @@ def _calendar_hits(txns: Sequence[Txn], day_of: Callable[[Txn], date], *, monthl
         days[txn.amount].add(day_of(txn))
     hits = 0
     for seen in days.values():
+        if len(seen) < 2:  # an amount charged once (most everyday purchases)
+            continue
         for a, b in itertools.pairwise(sorted(seen)):
             same_day = a.day == b.day or (_month_end(a) and _month_end(b))
             if monthly:

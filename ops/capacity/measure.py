@@ -70,7 +70,7 @@ class Inputs:
     api_page_limit: int = 100
     #: The forecast user's history (at ``typical_per_day``) and how many calls are timed.
     forecast_history_days: int = 120
-    forecast_calls: int = 5
+    forecast_calls: int = 9
     #: Seed of the fake items' data (None: random, for runs sharing a server with other runs).
     seed: int | None = 7
     drain_timeout: float = 180.0
@@ -266,11 +266,14 @@ class Harness:
         for _ in range(self.inputs.forecast_calls):
             answer = self.get(API_FORECAST, path, user_id)
         # Timed apart from the charged calls: charging a projected Query reads it again unprojected.
+        # Only the app's handling is timed: the caller's token and its reading of the answer are not.
+        headers = self._headers(user_id)
         seconds = []
         for _ in range(self.inputs.forecast_calls):
-            started = time.process_time()
-            answer = self.get(API_FORECAST, path, user_id, charged=False)
-            seconds.append(time.process_time() - started)
+            started = time.thread_time()
+            response = self.gateway.handle_request("GET", path, headers, None)
+            seconds.append(time.thread_time() - started)
+            answer = self._answer(path, response)
         return {
             "forecast_calls": self.inputs.forecast_calls,
             "forecast_cpu_us": round(statistics.median(seconds) * 1_000_000),
@@ -279,43 +282,55 @@ class Harness:
         }
 
     def _forecast_parts(self, user_id: str) -> dict[str, int]:
-        """The parts of a call, outside the meter: reading the history (one GSI1 Query), the payday
-        model, our bill detector, and the forecast given both (median CPU of ``forecast_calls``
-        each)."""
+        """The parts of a call, outside the meter, as the route runs them: reading the history (the
+        items and one GSI1 Query, made the models' values), the payday model, our bill detector, and
+        the forecast given both (median CPU of ``forecast_calls`` each)."""
         from functools import partial
 
         from chalicelib import clock
         from chalicelib.insight import history, recurring
-        from chalicelib.insight.forecast import bill_of, forecast
-        from chalicelib.insight.payday import predict
+        from chalicelib.insight.forecast import bill_of, forecast_txns
+        from chalicelib.insight.payday import predict_visible
+        from chalicelib.insight.transactions import visible_of
 
         as_of = clock.today()
-        rows = history.model_transactions(user_id, as_of)
+
+        def read() -> list[Any]:
+            return [history.model_txn(t) for t in history.retained(user_id, as_of, for_models=True).transactions]
+
+        rows = read()
+        seen = visible_of(rows, as_of)
         accounts = [{"account_id": "x", "type": "depository", "subtype": "checking", "available": 0, "current": 0}]
-        accounts = [{**accounts[0], "account_id": a} for a in sorted({str(t["account_id"]) for t in rows})]
-        chain = predict(rows, as_of)
-        bills = [bill_of(b, "ours") for b in recurring.detect(rows, as_of)]
+        accounts = [{**accounts[0], "account_id": a} for a in sorted({t.account_id for t in rows})]
+        chain = predict_visible(seen, as_of)
+        bills = [bill_of(b, "ours") for b in recurring.detect_visible(seen, as_of)]
         parts: dict[str, Callable[[], object]] = {
-            "forecast_read_us": partial(history.model_transactions, user_id, as_of),
-            "forecast_predict_us": partial(predict, rows, as_of),
-            "forecast_detect_us": partial(recurring.detect, rows, as_of),
-            "forecast_model_us": partial(forecast, rows, accounts, as_of, 14, 10_000, bills=bills, payday=chain),
+            "forecast_read_us": read,
+            "forecast_predict_us": partial(predict_visible, seen, as_of),
+            "forecast_detect_us": partial(recurring.detect_visible, seen, as_of),
+            "forecast_model_us": partial(forecast_txns, rows, accounts, as_of, 14, 10_000, bills=bills, payday=chain),
         }
         out = {"forecast_transactions": len(rows)}
         for name, run in parts.items():
             seconds = []
             for _ in range(self.inputs.forecast_calls):
-                started = time.process_time()
+                started = time.thread_time()
                 run()
-                seconds.append(time.process_time() - started)
+                seconds.append(time.thread_time() - started)
             out[name] = round(statistics.median(seconds) * 1_000_000)
         return out
 
     def get(self, function: str, path: str, user_id: str, *, charged: bool = True) -> dict[str, Any]:
         """GET ``path`` as ``user_id``; its AWS requests charged to ``function`` (unless not ``charged``)."""
-        headers = {"Authorization": f"Bearer {self.issuer.user_token(user_id)}"}
         with self.meter.acting_as(function) if charged else nullcontext():
-            response = self.gateway.handle_request("GET", path, headers, None)
+            response = self.gateway.handle_request("GET", path, self._headers(user_id), None)
+        return self._answer(path, response)
+
+    def _headers(self, user_id: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.issuer.user_token(user_id)}"}
+
+    @staticmethod
+    def _answer(path: str, response: dict[str, Any]) -> dict[str, Any]:
         if response["statusCode"] != 200:
             raise MeasurementError(f"GET {path}: {response['statusCode']} {response['body']}")
         return json.loads(response["body"])  # type: ignore[no-any-return]

@@ -497,14 +497,15 @@ def _forecast(doc: Doc) -> None:
         "Pave mine answers the bills, its recurring rows are one Query more on the pave table, as for the "
         "expenses endpoint. Read units per call (computed from the bytes each request evaluated):",
         table(("table / index", "read units"), rows),
-        f"CPU per call, median of {calls} calls timed apart from the charged ones: {num(cpu_ms)} ms in the app's "
-        f"process (the local AWS runs in a process of its own). Of it, on the same "
-        f"{m.facts.get('forecast_transactions', 0)} transactions: reading them (one GSI1 Query, parsed by "
-        "`chalicelib/aws/dynamodb_parser.py`) "
+        f"CPU per call, median of {calls} calls timed apart from the charged ones: {num(cpu_ms)} ms on the "
+        "thread that handles it (the event runtime's threads and the local AWS, a process of its own, not "
+        f"counted). Of it, on the same "
+        f"{m.facts.get('forecast_transactions', 0)} transactions: reading them (the items and one GSI1 Query, "
+        "parsed to Python values by `chalicelib/aws/dynamodb_types.py`, made the models' values) "
         f"{num(part('forecast_read_us'))} ms, the payday model {num(part('forecast_predict_us'))} ms, our bill "
         f"detector {num(part('forecast_detect_us'))} ms (not run when Pave's mine answers), the forecast given both "
-        f"{num(part('forecast_model_us'))} ms; the rest ({num(max(0.0, cpu_ms - modelled))} ms) is the token, the "
-        "schemas and the other reads. "
+        f"{num(part('forecast_model_us'))} ms; the rest ({num(max(0.0, cpu_ms - modelled))} ms) is the token's "
+        "check, the schemas and the other reads. "
         "`make bench` (`ops.bench_forecast`) times the model on synthetic users. The balance-alert path runs the same "
         "forecast, from the item and account rows it has read, only when alerts are on, the balance is not low "
         "and no predicted alert is cooling down: one GSI1 Query and the Pave reads more than today's alert.",

@@ -11,17 +11,20 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chalicelib.data import tables
+from chalicelib.data.transactions import Transaction
 from chalicelib.insight import history
+from chalicelib.insight.transactions import InvalidTransactionError, parse
 from tests.api.factories import WAGES, a_transaction, an_account, an_item, store_account, store_transactions
 from tests.factories import uid
-
-pytestmark = pytest.mark.integration
 
 AS_OF = date(2026, 11, 20)
 
 
+@pytest.mark.integration
 def test_the_models_read_the_same_history_from_the_projected_rows_as_from_whole_ones(
     aws_endpoint: str, user_id: str
 ) -> None:
@@ -74,3 +77,41 @@ def test_the_models_read_the_same_history_from_the_projected_rows_as_from_whole_
     assert len(models) == 61
     legacy = next(t for t in models if t["txn_id"] == txn)
     assert (legacy["account_id"], legacy["amount"], legacy["category"]) == (acct, -1250, ["Shops"])
+    # AND the forecast's direct path makes the same model values as parsing the API shape
+    rows = history.retained(user_id, AS_OF, for_models=True).transactions
+    assert [history.model_txn(t) for t in rows] == [parse(history.api_shape(t)) for t in rows]
+
+
+texts = st.none() | st.text(max_size=6)
+days = st.dates(date(2020, 1, 1), date(2030, 12, 31))
+transactions = st.builds(
+    Transaction,
+    user_id=st.just("u"),
+    acct_id=st.text(max_size=4),
+    txn_id=st.text(max_size=4),
+    amount=st.integers(-(10**9), 10**9),
+    txn_date=days,
+    name=st.text(max_size=6),
+    pending=st.booleans(),
+    category=st.lists(st.text(max_size=4), max_size=3).map(tuple),
+    authorized_date=st.none() | days,
+    merchant_name=texts,
+    personal_finance_category=st.none()
+    | st.fixed_dictionaries({}, optional={"primary": texts, "detailed": texts, "confidence_level": texts}),
+    iso_currency_code=texts,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(txn=transactions)
+def test_a_stored_transaction_reads_as_the_models_parse_its_api_shape(txn: Transaction) -> None:
+    # GIVEN any stored transaction (empty ids, names and categories included)
+    # WHEN the forecast's direct path and the models' parse of its API shape read it
+    # THEN they give the same value, or refuse it alike
+    try:
+        expected = parse(history.api_shape(txn))
+    except InvalidTransactionError:
+        with pytest.raises(InvalidTransactionError):
+            history.model_txn(txn)
+        return
+    assert history.model_txn(txn) == expected

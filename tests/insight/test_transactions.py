@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from typing import Any
 
@@ -65,3 +66,13 @@ def test_visible_hides_the_future_pending_and_duplicates() -> None:
 def test_stream_key_prefers_the_merchant_and_strips_ach_noise() -> None:
     assert stream_key(parse(txn(merchant_name="Netflix"))) == "NETFLIX"
     assert stream_key(parse(txn())) == stream_key(parse(txn(name="ACME CORP PAYROLL PPD ID: 987654321")))
+
+
+def test_the_posting_clock_copy_changes_only_the_authorization_day() -> None:
+    # GIVEN a transaction whose every field differs from the others
+    original = parse(txn(authorized_date="2026-11-11", merchant_name="Acme", iso_currency_code="CAD"))
+    # WHEN it is put on the posting clock
+    posted = original.posted_as_charged()
+    # THEN it is the same transaction, authorized on its posting day, field for field
+    assert posted == dataclasses.replace(original, authorized_day=original.day)
+    assert posted.authorized_day == date(2026, 11, 13) != original.authorized_day

@@ -8,16 +8,14 @@ an unknown member, a null member, null list elements).
 from __future__ import annotations
 
 import base64
-import copy
 import json
 from decimal import Decimal
 from typing import Any
 
 import boto3
 import botocore.session
-import pytest
 from boto3.dynamodb.transform import TransformationInjector
-from boto3.dynamodb.types import TypeDeserializer
+from boto3.dynamodb.types import Binary, TypeDeserializer
 from botocore.parsers import JSONParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -58,6 +56,8 @@ odd_values = st.one_of(
     st.just({"L": [None, {"S": "b"}]}),
     st.just({"BS": [None]}),
     st.just({"SS": ["a", None]}),
+    st.just({"M": {"a": {"S": "x"}}, "X": "unknown"}),
+    st.just({"L": [{"N": "1"}, {"M": {"b": {"S": "y"}}}], "S": "y"}),
 )
 rows = st.dictionaries(st.text(min_size=1, max_size=6), attribute_values | odd_values, min_size=1, max_size=6)
 
@@ -92,30 +92,98 @@ def test_get_item_and_batch_get_responses_parse_as_botocore_parses_them(
         assert _parse(dynamodb_parser.DynamoDBJSONParser(), operation, body) == _parse(JSONParser(), operation, body)
 
 
+def _stock_python(operation: str, body: dict[str, Any]) -> Any:
+    """What a stock resource's client returns: botocore's parse, then boto3's conversion."""
+    model: Any = MODEL.operation_model(operation)
+    parsed = _parse(JSONParser(), operation, body)
+    TransformationInjector(deserializer=TypeDeserializer()).inject_attribute_value_output(parsed, model)
+    return parsed
+
+
+def _outcome(read: Any) -> tuple[str, str]:
+    """A reading's result as comparable text: its value (types included), or its error's type."""
+    try:
+        return "value", repr(read())
+    except (TypeError, ValueError) as error:
+        return "error", type(error).__name__
+
+
 @settings(max_examples=300, deadline=None)
-@given(
-    items=st.lists(
-        st.dictionaries(st.text(min_size=1, max_size=6), attribute_values, min_size=1, max_size=4), max_size=4
-    )
-)
-def test_rows_deserialize_as_boto3_deserializes_them(items: list[dict[str, Any]]) -> None:
-    # GIVEN a parsed Query response of well-formed rows
-    parsed = _parse(JSONParser(), "Query", {"Items": items, "Count": len(items), "ScannedCount": len(items)})
-    stock, fast = copy.deepcopy(parsed), copy.deepcopy(parsed)
-    operation: Any = MODEL.operation_model("Query")
-    # WHEN boto3's deserializer and the fast one turn them into Python values
-    TransformationInjector(deserializer=TypeDeserializer()).inject_attribute_value_output(stock, operation)
-    faster = TransformationInjector(deserializer=dynamodb_types.FastTypeDeserializer())
-    faster.inject_attribute_value_output(fast, operation)
-    # THEN they agree, value for value and type for type
-    assert fast == stock
-    assert repr(fast) == repr(stock)
+@given(items=st.lists(rows, max_size=4), last_key=rows)
+def test_a_resource_s_query_reads_as_a_stock_resource_reads_it(
+    items: list[dict[str, Any]], last_key: dict[str, Any]
+) -> None:
+    # GIVEN a Query response with generated rows (odd shapes included) and a LastEvaluatedKey
+    body = {"Items": items, "Count": len(items), "ScannedCount": len(items), "LastEvaluatedKey": last_key}
+    # WHEN the one-pass parser and a stock resource read it
+    ours = _outcome(lambda: _parse(dynamodb_types.DynamoDBPythonParser(), "Query", body))
+    stock = _outcome(lambda: _stock_python("Query", body))
+    # THEN they agree, value for value and type for type, or fail alike
+    assert ours == stock
 
 
-def test_an_empty_attribute_value_is_refused_as_boto3_refuses_it() -> None:
-    # GIVEN an attribute value with no type WHEN it is deserialized THEN boto3's TypeError comes through
-    with pytest.raises(TypeError):
-        dynamodb_types.FastTypeDeserializer().deserialize({})
+@settings(max_examples=200, deadline=None)
+@given(item=rows, batch=st.lists(rows, max_size=3), unprocessed=rows)
+def test_a_resource_s_get_and_batch_get_read_as_a_stock_resource_reads_them(
+    item: dict[str, Any], batch: list[dict[str, Any]], unprocessed: dict[str, Any]
+) -> None:
+    # GIVEN a GetItem response, and a BatchGetItem response with rows and unprocessed keys
+    get_body = {"Item": item}
+    batch_body = {"Responses": {"t": batch}, "UnprocessedKeys": {"t": {"Keys": [unprocessed]}}}
+    # WHEN the one-pass parser and a stock resource read them THEN they agree
+    for operation, body in (("GetItem", get_body), ("BatchGetItem", batch_body)):
+        ours = _outcome(lambda: _parse(dynamodb_types.DynamoDBPythonParser(), operation, body))  # noqa: B023
+        assert ours == _outcome(lambda: _stock_python(operation, body))  # noqa: B023
+
+
+def test_well_formed_rows_read_as_python_values() -> None:
+    # GIVEN a row of every type on the wire
+    blob = base64.b64encode(b"\x00z").decode()
+    row = {
+        "s": {"S": "x"},
+        "n": {"N": "-1.50"},
+        "b": {"B": blob},
+        "ss": {"SS": ["a"]},
+        "ns": {"NS": ["2"]},
+        "bs": {"BS": [blob]},
+        "null": {"NULL": True},
+        "bool": {"BOOL": False},
+        "m": {"M": {"l": {"L": [{"N": "3"}, {"S": "y"}]}}},
+    }
+    # WHEN the one-pass parser reads it
+    got = _parse(dynamodb_types.DynamoDBPythonParser(), "GetItem", {"Item": row})["Item"]
+    # THEN every value is boto3's Python value
+    assert got == {
+        "s": "x",
+        "n": Decimal("-1.50"),
+        "b": Binary(b"\x00z"),
+        "ss": {"a"},
+        "ns": {Decimal(2)},
+        "bs": {Binary(b"\x00z")},
+        "null": None,
+        "bool": False,
+        "m": {"l": [Decimal(3), "y"]},
+    }
+
+
+def test_an_error_s_items_stay_attribute_values_as_a_stock_resource_leaves_them() -> None:
+    # GIVEN a cancelled transaction's error, whose reasons carry the item as stored
+    body = {
+        "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+        "message": "Transaction cancelled",
+        "CancellationReasons": [{"Code": "ConditionalCheckFailed", "Item": {"n": {"N": "1"}, "s": {"S": "a"}}}],
+    }
+    response = {"body": json.dumps(body).encode(), "headers": {}, "status_code": 400}
+    error_shape: Any = MODEL.shape_for("TransactionCanceledException")
+    # WHEN the one-pass parser reads it as the error and as the modeled error fields
+    ours = dynamodb_types.DynamoDBPythonParser()
+    stock = JSONParser()
+    output: Any = MODEL.operation_model("TransactWriteItems").output_shape
+    # THEN it reads both as botocore does: attribute values, not Python values
+    assert ours.parse(response, output) == stock.parse(response, output)
+    modeled = ours.parse(response, error_shape)
+    assert modeled == stock.parse(response, error_shape)
+    assert modeled["CancellationReasons"][0]["Item"] == {"n": {"N": "1"}, "s": {"S": "a"}}
 
 
 def test_other_json_services_parse_as_before() -> None:
@@ -153,8 +221,12 @@ def test_the_factory_s_clients_read_every_type_as_plain_boto3_does(aws_endpoint:
     ).Table(table.name)
     ours = table.get_item(Key=key, ConsistentRead=True)["Item"]
     theirs = plain.get_item(Key=key, ConsistentRead=True)["Item"]
-    # THEN both read the same values, and the factory's client parses with the fast parser
+    # THEN both read the same values, and the factory's resource parses to Python values itself
     assert ours == theirs
     assert repr(sorted(ours.items(), key=lambda kv: kv[0])) == repr(sorted(theirs.items(), key=lambda kv: kv[0]))
     endpoint: Any = table.meta.client._endpoint  # type: ignore[attr-defined]
-    assert isinstance(endpoint._response_parser_factory, dynamodb_parser.DynamoDBParserFactory)
+    assert isinstance(endpoint._response_parser_factory, dynamodb_types.DynamoDBPythonParserFactory)
+    # AND the factory's low-level client still reads attribute values, as botocore does
+    low = clients.client("dynamodb").get_item(TableName=table.name, Key={k: {"S": v} for k, v in key.items()})
+    assert low["Item"]["n"] == {"N": "12345"}
+    assert low["Item"]["b"] == {"B": b"\x00\x01binary"}

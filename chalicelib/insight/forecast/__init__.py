@@ -27,16 +27,16 @@ from typing import Any
 
 from chalicelib.errors import ValidationError
 from chalicelib.insight import recurring
-from chalicelib.insight.forecast.accounts import choose, parse_accounts
+from chalicelib.insight.forecast.accounts import AccountBalance, choose, parse_accounts
 from chalicelib.insight.forecast.bills import Bill, BillCharge, bill_of, project
 from chalicelib.insight.forecast.income import income, shifted
 from chalicelib.insight.forecast.rhythms import Rhythm, rhythms
 from chalicelib.insight.forecast.simulate import PATHS, simulate
 from chalicelib.insight.forecast.spending import DailyFlows, daily_flows
 from chalicelib.insight.payday import ChainResult, predict_visible
-from chalicelib.insight.transactions import parse, visible_of
+from chalicelib.insight.transactions import Txn, parse, visible_of
 
-__all__ = ["Bill", "DayBalance", "Event", "Forecast", "InvalidForecastError", "bill_of", "forecast"]
+__all__ = ["Bill", "DayBalance", "Event", "Forecast", "InvalidForecastError", "bill_of", "forecast", "forecast_txns"]
 
 DEFAULT_DAYS = 14
 MAX_DAYS = 35
@@ -160,12 +160,68 @@ def forecast(
     Raises :class:`InvalidForecastError` for ``days`` outside 1-35, and the input contracts'
     errors for malformed transactions or accounts.
     """
+    _check(days, threshold_cents)
+    parsed = parse_accounts(accounts)
+    return _forecast(
+        [parse(raw) for raw in transactions],  # once, for the payday model and the detector too
+        parsed,
+        as_of,
+        days,
+        threshold_cents,
+        bills=bills,
+        main_account_id=main_account_id,
+        payday=payday,
+        paths=paths,
+    )
+
+
+def forecast_txns(
+    txns: Sequence[Txn],
+    accounts: list[dict[str, Any]],
+    as_of: date,
+    days: int = DEFAULT_DAYS,
+    threshold_cents: int | None = None,
+    *,
+    bills: Iterable[Bill] | None = None,
+    main_account_id: str | None = None,
+    payday: ChainResult | None = None,
+    paths: int = PATHS,
+) -> Forecast:
+    """:func:`forecast` of transactions already parsed: the service's own path, which makes the
+    models' :class:`Txn` values from its stored rows without an API-shaped dict between."""
+    _check(days, threshold_cents)
+    return _forecast(
+        txns,
+        parse_accounts(accounts),
+        as_of,
+        days,
+        threshold_cents,
+        bills=bills,
+        main_account_id=main_account_id,
+        payday=payday,
+        paths=paths,
+    )
+
+
+def _check(days: object, threshold_cents: object) -> None:
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_DAYS:
         raise InvalidForecastError(f"days must be an integer from 1 to {MAX_DAYS}, got {days!r}")
     if threshold_cents is not None and (isinstance(threshold_cents, bool) or not isinstance(threshold_cents, int)):
         raise InvalidForecastError(f"threshold_cents must be integer cents or None, got {threshold_cents!r}")
-    parsed = parse_accounts(accounts)
-    txns = [parse(raw) for raw in transactions]  # once, for the payday model and the detector too
+
+
+def _forecast(
+    txns: Sequence[Txn],
+    parsed: Sequence[AccountBalance],
+    as_of: date,
+    days: int,
+    threshold_cents: int | None,
+    *,
+    bills: Iterable[Bill] | None,
+    main_account_id: str | None,
+    payday: ChainResult | None,
+    paths: int,
+) -> Forecast:
     seen = visible_of(txns, as_of, include_pending=True)
     settled = [t for t in seen if not t.pending]
     none = _NoForecast(as_of, threshold_cents)

@@ -50,7 +50,9 @@ How it works:
 
 The amount reported is the mean of the charges at the current price (after a price change,
 the new one), or of all charges when the amount varies; ``next_date`` is the schedule's next
-charge day strictly after ``as_of`` (on the stream's clock); ``status`` is ``EARLY_DETECTION``
+charge day strictly after ``as_of`` (on the stream's clock), except for a bill's charge that was
+due and has not shown but may still come on time (due on a weekend or holiday, or a debit a day
+or two late): that one is next, on the next business day; ``status`` is ``EARLY_DETECTION``
 for a stream seen twice and ``MATURE`` from three charges.
 """
 
@@ -453,6 +455,9 @@ class _Evidence:
     residual: float  # mean days between a dated charge and its scheduled day
     overdue: date | None  # the first scheduled charge missing since the last one, overdue
     trailing: int  # scheduled charges missing since the last one, overdue
+    #: A bill's (not a card charge's) scheduled charge not seen yet but still on time: as_of is
+    #: within its late window (due on a weekend or a holiday, it posts on the next business day).
+    waiting: date | None = None
 
     @property
     def precision(self) -> float:
@@ -467,6 +472,8 @@ class _Evidence:
         return self.schedule.cadence
 
     def next_date(self, as_of: date) -> date:
+        if self.waiting is not None:
+            return next_business_day(as_of + timedelta(days=1))
         return self.schedule.next_dates(as_of, 1)[0]
 
 
@@ -603,6 +610,7 @@ def _match(
     exact, jittered, distance, due, dated, early, trailing = 0, 0, 0, 0, 0, 0, 0
     recent = 0  # scheduled charges missing since the last match, not yet overdue
     overdue: date | None = None
+    waiting: date | None = None
     for day in schedule.dates(first, as_of):
         best = _nearest(free, day, *_window(day))
         if best is not None:
@@ -618,12 +626,13 @@ def _match(
                     early += offset < 0
                     distance += abs(offset)
             due += 1 + recent  # (a charge missing before a later one was missed, overdue or not)
-            overdue, trailing, recent = None, 0, 0
+            overdue, trailing, recent, waiting = None, 0, 0, None
         elif matched and (as_of - day).days > stop_after:
             due += 1
             overdue, trailing = overdue or day, trailing + 1
         elif matched:
             recent += 1
+            waiting = day if not card and _still_on_time(day, as_of) else None
     return _Evidence(
         candidate=candidate,
         schedule=schedule,
@@ -636,6 +645,7 @@ def _match(
         residual=distance / (dated - jittered) if dated > jittered else 0.0,
         overdue=overdue,
         trailing=trailing,
+        waiting=waiting,
     )
 
 
@@ -655,6 +665,13 @@ def _window(day: date) -> tuple[int, int]:
     late = max(LATE_DAYS, (add_business_days(day, 1) - day).days)
     posted_by = (next_business_day(day + timedelta(days=POSTING_LAG_DAYS)) - day).days
     return late, posted_by
+
+
+def _still_on_time(day: date, as_of: date) -> bool:
+    """Whether a bill due on ``day``, not seen by ``as_of``, may still come on time: ``as_of`` is
+    within its late window, and ``day`` is past or a day the bank is closed (a charge due today,
+    a business day, may still post today)."""
+    return (as_of - day).days < _window(day)[0] and (day < as_of or not is_business_day(day))
 
 
 def _nearest(free: Sequence[Txn], day: date, late: int, posted_by: int) -> Txn | None:

@@ -287,6 +287,30 @@ def test_a_debit_keeps_its_day_at_a_bank_whose_debits_post_on_weekends() -> None
     assert found["Oak Hill Apts"].next_date == d("2026-08-15")
 
 
+def test_a_bill_due_on_a_weekend_not_seen_yet_comes_on_the_next_business_day() -> None:
+    # GIVEN rent debited on the 1st from April to July, at a bank known to post debits on
+    # weekends (a Saturday water bill), and 1 August is a Saturday
+    rent = ach(
+        [d("2026-04-01"), d("2026-05-01"), d("2026-06-01"), d("2026-07-01")],
+        150000,
+        "OAK HILL APTS RENT 55012",
+        pfc="RENT_AND_UTILITIES_RENT",
+    )
+    water = ach([d("2026-06-06")], 4120, "CITY WATER UTIL 8812", pfc="RENT_AND_UTILITIES_WATER")
+    # WHEN August's rent has not shown by Saturday 1 or Sunday 2 August
+    # THEN it is still coming: next on Monday 3 August, not skipped to September
+    for as_of in (d("2026-08-01"), d("2026-08-02")):
+        found = {s.merchant: s for s in detect(rent + water, as_of)}
+        assert found["Oak Hill Apts"].next_date == d("2026-08-03")
+    # BUT WHEN a charge due on a business day (Wednesday 1 July) has not shown on that day, it
+    # may still post later that day: the next one after it is August's (on Monday 3 August)
+    spring = ach([d("2026-05-01"), d("2026-06-01")], 150000, "OAK HILL APTS RENT 55012")
+    assert only(detect(spring, d("2026-07-01"))).next_date == d("2026-08-03")
+    # AND on Thursday 2 July it is late, still within the days a debit may run late: next on
+    # Friday 3 July
+    assert only(detect(spring, d("2026-07-02"))).next_date == d("2026-07-03")
+
+
 def test_card_autopay_from_checking_is_one_card_payment_stream_on_the_autopay_day() -> None:
     # GIVEN the credit card's autopay on the 2nd, the statement balance, and the card's side of
     # each payment in the linked card account

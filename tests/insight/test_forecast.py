@@ -9,6 +9,7 @@ import pytest
 
 from chalicelib.insight.forecast import Bill, InvalidForecastError, forecast
 from chalicelib.insight.forecast.accounts import InvalidAccountError
+from chalicelib.insight.forecast.simulate import rate_standard_error
 from chalicelib.insight.payday import predict
 from tests.insight.builders import d, paychecks, txn
 
@@ -276,3 +277,14 @@ def test_spending_that_comes_in_big_days_is_simulated_as_it_comes() -> None:
     # payday: 1 - (6/7) ** days, not near certainty
     assert found.days[days_before - 1].balance_cents < 75_000
     assert found.risk_below_threshold == pytest.approx(1 - (6 / 7) ** days_before, abs=0.12)
+
+
+def test_the_rates_error_shrinks_with_the_days_they_were_read_from() -> None:
+    # GIVEN days whose flows swing $20 either side of the rates, read over 30 and over 120 days
+    month, four_months = [2000.0, -2000.0] * 15, [2000.0, -2000.0] * 60
+    # WHEN the simulation sizes the error of the rates
+    # THEN it is the swing over the root of the days read: a future's mean day is that uncertain
+    assert rate_standard_error(month) == pytest.approx(2000 / 30**0.5)
+    assert rate_standard_error(four_months) == pytest.approx(2000 / 120**0.5)
+    # AND days that never swing leave the rates certain
+    assert rate_standard_error([0.0] * 90) == 0.0 == rate_standard_error([500.0])

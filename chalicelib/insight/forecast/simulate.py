@@ -5,6 +5,10 @@ Each of ``PATHS`` simulated futures starts from today's balance and, day by day,
 * the day's expected everyday flow plus a **residual drawn from the history's own days**
   (a day's actual flow minus what the rates expected of it): spending's uncertainty, with its
   real skew and its heavy tail, no distribution assumed;
+* the **rates' own error**, one draw per future: the rates are read from a few months of days,
+  so a future's mean day may differ from them by about their standard error (a day's residual
+  spread over the root of the days read), normally distributed; without it the futures agree
+  on the rates and spread too little over two weeks;
 * each bill due that day: its average, or for a bill whose amount varies, one of its recent
   charges drawn at random;
 * each payday's paycheck, one of the payer's last six drawn at random, on the predicted day
@@ -19,12 +23,13 @@ the same inputs give the same forecast.
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import accumulate
-from operator import sub
 
 from chalicelib.insight.forecast.bills import BillCharge
 from chalicelib.insight.forecast.income import Payday, shift_probabilities, shifted
@@ -41,6 +46,12 @@ class Simulation:
     threshold_within_days: float | None
     #: The 10th, 50th and 90th percentiles of the lowest balance over the requested days (cents).
     lowest_quantiles: tuple[int, int, int]
+
+
+def rate_standard_error(residuals: Sequence[float]) -> float:
+    """The standard error of the everyday rates: the spread of a day's residual over the root of
+    the days the rates were read from (a future's mean day may be off by about that much)."""
+    return statistics.pstdev(residuals) / math.sqrt(len(residuals)) if len(residuals) > 1 else 0.0
 
 
 def _index(as_of: date, day: date) -> int:
@@ -77,10 +88,13 @@ def simulate(
     # Per shift: each payday's day index (clipped to the horizon) and the risk window's end.
     landing = {s: [min(horizon - 1, max(0, _index(as_of, shifted(p.day, s)))) for p in paydays] for s in moves}
     residuals = flows.residuals or (0.0,)
+    rate_error = rate_standard_error(residuals)
     below_zero = below_threshold = 0
     lowest: list[float] = []
     for shift in rng.choices(moves, weights, k=paths):
-        row = list(map(sub, base, rng.choices(residuals, k=horizon)))  # a residual is money out
+        # Money out: the day's residual, and this future's error in the rates (one per future).
+        error = rng.gauss(0.0, rate_error) if rate_error else 0.0
+        row = [day - residual - error for day, residual in zip(base, rng.choices(residuals, k=horizon), strict=True)]
         for k, mean, amounts in varying:
             row[k] += mean - rng.choice(amounts)
         for payday, k in zip(paydays, landing[shift], strict=True):

@@ -257,9 +257,11 @@ class Harness:
             raise MeasurementError(f"handlers failed during the run: {failed}")
 
     def forecast(self, user_id: str) -> dict[str, int]:
-        """``forecast_calls`` forecasts of ``user_id`` (a $100 threshold set): the median CPU of a call."""
+        """``forecast_calls`` forecasts of ``user_id`` (a $100 threshold set): the median CPU of a
+        call, and the CPU yardstick of the same moment (how fast the machine runs Python now)."""
         from chalicelib.insight.data.balance_settings import balance_settings_item
         from chalicelib.insight.data.tables import user_balance_settings
+        from ops.bench_recurring import yardstick_ms
 
         user_balance_settings().put_item(Item=balance_settings_item(user_id, 100))
         path = f"/v1/users/{user_id}/forecast"
@@ -277,6 +279,7 @@ class Harness:
         return {
             "forecast_calls": self.inputs.forecast_calls,
             "forecast_cpu_us": round(statistics.median(seconds) * 1_000_000),
+            "cpu_yardstick_us": round(yardstick_ms() * 1000),
             "forecast_answered": int(answer.get("confidence") != "none"),
             **self._forecast_parts(user_id),
         }

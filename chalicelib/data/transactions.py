@@ -121,20 +121,39 @@ def amount_from_item(item: Mapping[str, Any]) -> int:
     return corrected if corrected < 0 else amount
 
 
+def acct_id_of(item: Mapping[str, Any]) -> str:
+    """A stored row's account (from its GSI3 key when the row does not repeat it)."""
+    return str(item.get("acct_id") or keys.key_part(item.get("GSI3PK"), "ACCOUNT"))
+
+
+def txn_id_of(item: Mapping[str, Any]) -> str:
+    """A stored row's transaction id (from its key when the row does not repeat it)."""
+    return str(item.get("txn_id") or keys.key_part(item.get("PK"), "TXN"))
+
+
+def txn_date_of(item: Mapping[str, Any]) -> date:
+    """A stored row's date (from its GSI1 sort key when the row does not repeat it)."""
+    return date.fromisoformat(str(item.get("txn_date") or keys.key_part(item.get("GSI1SK"), "DATE")))
+
+
+def authorized_date_of(item: Mapping[str, Any]) -> date | None:
+    authorized = item.get("txn_authorized_date")
+    return date.fromisoformat(str(authorized)) if authorized else None
+
+
 def from_item(item: Mapping[str, Any]) -> Transaction:
     """A stored row; identifiers a row does not repeat as attributes come from its keys."""
-    authorized = item.get("txn_authorized_date")
     return Transaction(
         user_id=str(item.get("user_id") or keys.key_part(item.get("GSI1PK"), "ACCOUNTS")),
-        acct_id=str(item.get("acct_id") or keys.key_part(item.get("GSI3PK"), "ACCOUNT")),
-        txn_id=str(item.get("txn_id") or keys.key_part(item.get("PK"), "TXN")),
+        acct_id=acct_id_of(item),
+        txn_id=txn_id_of(item),
         amount=amount_from_item(item),
-        txn_date=date.fromisoformat(str(item.get("txn_date") or keys.key_part(item.get("GSI1SK"), "DATE"))),
+        txn_date=txn_date_of(item),
         name=str(item.get("txn_name", "")),
         pending=bool(item.get("txn_pending", False)),
         category_id=str(item.get("txn_category_id", UNCATEGORIZED)),
         category=tuple(item.get("txn_category", ())),
-        authorized_date=date.fromisoformat(str(authorized)) if authorized else None,
+        authorized_date=authorized_date_of(item),
         authorized_datetime=item.get("txn_authorized_datetime"),
         merchant_name=item.get("txn_merchant_name"),
         original_description=item.get("txn_original_description"),
@@ -493,15 +512,22 @@ def user_transactions_between(
     only these attributes are returned (e.g. :data:`MODEL_FIELDS`); the read costs the same
     units, the response parses faster.
     """
+    return [from_item(row) for row in user_transaction_items_between(user_id, start, end, fields=fields)]
+
+
+def user_transaction_items_between(
+    user_id: str, start: date, end: date, *, fields: Iterable[str] | None = None
+) -> list[dict[str, Any]]:
+    """:func:`user_transactions_between`'s rows as stored (a reader that makes its own values
+    of them: the forecast's models, :func:`chalicelib.insight.history.model_txns`)."""
     condition = Key("GSI1PK").eq(keys.user_transactions_pk(user_id)) & _date_condition("GSI1SK", start, end)
-    rows = query_rows(
+    return query_rows(
         tables.transactions(),
         entity=keys.TRANSACTION,
         IndexName="GSI1",
         KeyConditionExpression=condition,
         **(projection(fields) if fields is not None else {}),
     )
-    return [from_item(row) for row in rows]
 
 
 def user_transaction_rows(user_id: str) -> list[dict[str, Any]]:

@@ -78,8 +78,7 @@ def user_forecast(
     if known is None:
         user_items = items.list_items(user_id)
         known = KnownRows(user_items, accounts.list_accounts(user_id), low_balance_threshold(user_id))
-    found = history.retained(user_id, as_of, user_items=known.items, user_accounts=known.accounts, for_models=True)
-    txns = [history.model_txn(t) for t in found.transactions]
+    txns = history.model_txns(user_id, as_of, user_items=known.items, user_accounts=known.accounts)
     pave = expenses.pave_expenses(user_id, now)
     bills: list[Bill] | None = [bill_of(e, "pave") for e in pave.expenses] if pave is not None else None
     owner = pick_main_account(known.items)

@@ -17,15 +17,15 @@ Reads: the user's items (strongly consistent Query), the transactions (GSI1, eve
 models' reads project only the fields they use), and the user's accounts only when a row names
 no item (rows written before owners were recorded).
 The models take the rows API-shaped (:func:`model_transactions`, :func:`model_history`); the
-service's own callers may hand them the parsed values directly (:func:`model_txn`).
+service's own callers may hand them the parsed values directly (:func:`model_txns`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from chalicelib.data import accounts, items, transactions
 from chalicelib.data.transactions import Transaction
@@ -34,6 +34,7 @@ from chalicelib.insight.transactions import InvalidTransactionError, Txn
 
 #: The history a model sees: what the service retains (the transaction TTL).
 RETENTION_DAYS = TRANSACTION_RETENTION_DAYS
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -63,26 +64,71 @@ def retained(
     (``transactions.MODEL_FIELDS``); the Pave feeder reads whole rows."""
     if user_items is None:
         user_items = items.list_items(user_id)
-    removed = {i.item_id for i in user_items if i.status is items.ItemStatus.REMOVED}
-    institution = {i.item_id: i.institution_id for i in user_items if i.institution_id}
     fields = transactions.MODEL_FIELDS if for_models else None
     rows = transactions.user_transactions_between(user_id, as_of - timedelta(days=RETENTION_DAYS), as_of, fields=fields)
+    kept, dropped, institutions = _split(
+        user_id, rows, user_items, user_accounts, _item_of_transaction, _acct_of_transaction
+    )
+    return Retained(kept, dropped, institutions)
+
+
+def model_txns(
+    user_id: str,
+    as_of: date,
+    *,
+    user_items: Sequence[items.Item] | None = None,
+    user_accounts: Sequence[accounts.Account] | None = None,
+) -> list[Txn]:
+    """The models' values of what :func:`retained` keeps (read as ``for_models``), made straight
+    from the stored rows: the forecast's read, which skips the ``Transaction`` between."""
+    if user_items is None:
+        user_items = items.list_items(user_id)
+    start = as_of - timedelta(days=RETENTION_DAYS)
+    rows = transactions.user_transaction_items_between(user_id, start, as_of, fields=transactions.MODEL_FIELDS)
+    kept, _, _ = _split(user_id, rows, user_items, user_accounts, _item_of_row, transactions.acct_id_of)
+    return [model_txn_of_item(row) for row in kept]
+
+
+def _item_of_transaction(txn: Transaction) -> str | None:
+    return txn.item_id
+
+
+def _acct_of_transaction(txn: Transaction) -> str:
+    return txn.acct_id
+
+
+def _item_of_row(row: Mapping[str, Any]) -> str | None:
+    return row.get("item_id")
+
+
+def _split(
+    user_id: str,
+    rows: Sequence[R],
+    user_items: Sequence[items.Item],
+    user_accounts: Sequence[accounts.Account] | None,
+    item_of: Callable[[R], str | None],
+    acct_of: Callable[[R], str],
+) -> tuple[list[R], list[R], dict[str, str]]:
+    """``rows`` kept and dropped by their items (see the module docstring), and each kept row's
+    account's institution."""
+    removed = {i.item_id for i in user_items if i.status is items.ItemStatus.REMOVED}
+    institution = {i.item_id: i.institution_id for i in user_items if i.institution_id}
     item_of_account: dict[str, str] = {}
-    if (removed or institution) and any(not t.item_id for t in rows):
+    if (removed or institution) and any(not item_of(r) for r in rows):
         found = user_accounts if user_accounts is not None else accounts.list_accounts(user_id)
         item_of_account = {a.acct_id: a.item_id for a in found}
-    kept: list[Transaction] = []
-    dropped: list[Transaction] = []
+    kept: list[R] = []
+    dropped: list[R] = []
     institutions: dict[str, str] = {}
-    for t in rows:
-        item_id = t.item_id or item_of_account.get(t.acct_id)
+    for row in rows:
+        item_id = item_of(row) or item_of_account.get(acct_of(row))
         if item_id in removed:
-            dropped.append(t)
+            dropped.append(row)
             continue
-        kept.append(t)
+        kept.append(row)
         if item_id in institution:
-            institutions[t.acct_id] = institution[item_id]
-    return Retained(kept, dropped, institutions)
+            institutions[acct_of(row)] = institution[item_id]
+    return kept, dropped, institutions
 
 
 def model_transactions(user_id: str, as_of: date) -> list[dict[str, Any]]:
@@ -108,25 +154,34 @@ def api_shape(txn: Transaction) -> dict[str, Any]:
     }
 
 
-def model_txn(txn: Transaction) -> Txn:
-    """``txn`` as the models read it: what parsing its :func:`api_shape` gives, without the dict
-    between (the service's own callers of the models, e.g. the forecast)."""
-    if not txn.txn_id:
-        raise InvalidTransactionError(f"transaction without a txn_id: {api_shape(txn)!r}")
-    pfc: Mapping[str, Any] = txn.personal_finance_category or {}
+def model_txn_of_item(item: Mapping[str, Any]) -> Txn:
+    """A stored row as the models read it: what parsing the :func:`api_shape` of
+    ``transactions.from_item(item)`` gives, without the ``Transaction`` and the dict between
+    (each field read as ``from_item`` reads it, in its order)."""
+    account_id = transactions.acct_id_of(item)
+    txn_id = transactions.txn_id_of(item)
+    amount = transactions.amount_from_item(item)
+    day = transactions.txn_date_of(item)
+    name = str(item.get("txn_name", ""))
+    pending = bool(item.get("txn_pending", False))
+    category = tuple(str(c) for c in item.get("txn_category", ()))
+    authorized = transactions.authorized_date_of(item)
+    pfc: Mapping[str, Any] = item.get("txn_personal_finance_category") or {}
+    if not txn_id:
+        raise InvalidTransactionError(f"transaction without a txn_id: {api_shape(transactions.from_item(item))!r}")
     return Txn(
-        txn_id=txn.txn_id,
-        account_id=txn.acct_id or "",
-        amount=txn.amount,
-        day=txn.txn_date,
-        authorized_day=txn.authorized_date,
-        name=txn.name or "",
-        merchant_name=txn.merchant_name or None,
+        txn_id=txn_id,
+        account_id=account_id or "",
+        amount=amount,
+        day=day,
+        authorized_day=authorized,
+        name=name or "",
+        merchant_name=item.get("txn_merchant_name") or None,
         pfc_primary=pfc.get("primary") or None,
         pfc_detailed=pfc.get("detailed") or None,
-        category=tuple(str(c) for c in txn.category),
-        pending=bool(txn.pending),
-        iso_currency_code=txn.iso_currency_code or None,
+        category=category,
+        pending=pending,
+        iso_currency_code=item.get("txn_iso_cc") or None,
     )
 
 

@@ -299,7 +299,7 @@ class Harness:
         as_of = clock.today()
 
         def read() -> list[Any]:
-            return [history.model_txn(t) for t in history.retained(user_id, as_of, for_models=True).transactions]
+            return history.model_txns(user_id, as_of)
 
         rows = read()
         seen = visible_of(rows, as_of)

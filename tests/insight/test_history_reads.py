@@ -7,21 +7,24 @@ as the system this service replaces wrote them (identifiers only in the keys, th
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+import dataclasses
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chalicelib.data import tables
-from chalicelib.data.transactions import Transaction
+from chalicelib.data.transactions import Transaction, from_item, transaction_item
 from chalicelib.insight import history
-from chalicelib.insight.transactions import InvalidTransactionError, parse
+from chalicelib.insight.transactions import parse
 from tests.api.factories import WAGES, a_transaction, an_account, an_item, store_account, store_transactions
 from tests.factories import uid
 
 AS_OF = date(2026, 11, 20)
+NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 
 
 @pytest.mark.integration
@@ -77,9 +80,9 @@ def test_the_models_read_the_same_history_from_the_projected_rows_as_from_whole_
     assert len(models) == 61
     legacy = next(t for t in models if t["txn_id"] == txn)
     assert (legacy["account_id"], legacy["amount"], legacy["category"]) == (acct, -1250, ["Shops"])
-    # AND the forecast's direct path makes the same model values as parsing the API shape
+    # AND the forecast's direct read makes the same model values as parsing the API shape
     rows = history.retained(user_id, AS_OF, for_models=True).transactions
-    assert [history.model_txn(t) for t in rows] == [parse(history.api_shape(t)) for t in rows]
+    assert history.model_txns(user_id, AS_OF) == [parse(history.api_shape(t)) for t in rows]
 
 
 texts = st.none() | st.text(max_size=6)
@@ -102,16 +105,37 @@ transactions = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
-@given(txn=transactions)
-def test_a_stored_transaction_reads_as_the_models_parse_its_api_shape(txn: Transaction) -> None:
-    # GIVEN any stored transaction (empty ids, names and categories included)
-    # WHEN the forecast's direct path and the models' parse of its API shape read it
-    # THEN they give the same value, or refuse it alike
+ids = st.text(alphabet="abcXYZ019-_", min_size=1, max_size=6)
+#: What the refiner stores (its keys refuse empty or ``#`` identifiers).
+stored = transactions.flatmap(
+    lambda t: st.builds(lambda acct, txn_id: dataclasses.replace(t, acct_id=acct, txn_id=txn_id), ids, ids)
+)
+#: Identifiers a row written by the system this service replaced may hold only in its keys.
+IDENTIFIERS = ("user_id", "acct_id", "txn_id", "txn_date")
+
+
+def _outcome(read: Any) -> tuple[str, str]:
     try:
-        expected = parse(history.api_shape(txn))
-    except InvalidTransactionError:
-        with pytest.raises(InvalidTransactionError):
-            history.model_txn(txn)
-        return
-    assert history.model_txn(txn) == expected
+        return "value", repr(read())
+    except Exception as error:  # noqa: BLE001 - the failure's type is what is compared
+        return "error", type(error).__name__
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    txn=stored,
+    legacy=st.sets(st.sampled_from(IDENTIFIERS)),
+    amount_string=st.none() | st.sampled_from(("-12.50", "12.50", "abc", "")),
+)
+def test_a_stored_row_reads_as_the_models_parse_its_api_shape(
+    txn: Transaction, legacy: set[str], amount_string: str | None
+) -> None:
+    # GIVEN any stored row (empty ids, names and categories; identifiers only in its keys; the
+    # legacy amount string), as a resource reads it (numbers as Decimal)
+    item = {k: Decimal(v) if type(v) is int else v for k, v in transaction_item(txn, NOW).items() if k not in legacy}
+    if amount_string is not None:
+        item["txn_amount_string"] = amount_string
+    # WHEN the forecast's direct path and the models' parse of its API shape read it
+    # THEN they give the same value, or fail alike
+    direct = _outcome(lambda: history.model_txn_of_item(item))
+    assert direct == _outcome(lambda: parse(history.api_shape(from_item(item))))

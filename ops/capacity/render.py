@@ -498,10 +498,10 @@ def _forecast(doc: Doc) -> None:
         "expenses endpoint. Read units per call (computed from the bytes each request evaluated):",
         table(("table / index", "read units"), rows),
         f"CPU per call, median of {calls} calls timed apart from the charged ones: {num(cpu_ms)} ms on the "
-        "thread that handles it (the event runtime's threads and the local AWS, a process of its own, not "
-        "counted; a fixed Python loop, one million squares summed, took "
-        f"{num(m.facts.get('cpu_yardstick_us', 0) / 1000)} ms at the time: every CPU figure here scales with "
-        f"it). Of it, on the same "
+        "thread that handles it, each call after a garbage collection of the harness's own objects (the "
+        "event runtime's threads and the local AWS, a process of its own, not counted; a fixed Python loop, "
+        f"one million squares summed, took {num(m.facts.get('cpu_yardstick_us', 0) / 1000)} ms at the time: "
+        "every CPU figure here scales with it). Of it, on the same "
         f"{m.facts.get('forecast_transactions', 0)} transactions: reading them (the items and one GSI1 Query, "
         "parsed to Python values by `chalicelib/aws/dynamodb_types.py`, made the models' values) "
         f"{num(part('forecast_read_us'))} ms, the payday model {num(part('forecast_predict_us'))} ms, our bill "

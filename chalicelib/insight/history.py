@@ -171,11 +171,11 @@ def model_txn_of_item(item: Mapping[str, Any]) -> Txn:
         raise InvalidTransactionError(f"transaction without a txn_id: {api_shape(transactions.from_item(item))!r}")
     return Txn(
         txn_id=txn_id,
-        account_id=account_id or "",
+        account_id=account_id,
         amount=amount,
         day=day,
         authorized_day=authorized,
-        name=name or "",
+        name=name,
         merchant_name=item.get("txn_merchant_name") or None,
         pfc_primary=pfc.get("primary") or None,
         pfc_detailed=pfc.get("detailed") or None,

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ops.capacity.meter import EntityWrites, Meter, TableSpec, Usage
@@ -271,16 +272,11 @@ class Harness:
         # Timed apart from the charged calls: charging a projected Query reads it again unprojected.
         # Only the app's handling is timed: the caller's token and its reading of the answer are not.
         headers = self._headers(user_id)
-        seconds = []
-        for _ in range(self.inputs.forecast_calls):
-            gc.collect()  # the harness's own garbage (its runtime, its fakes) is not the call's to collect
-            started = time.thread_time()
-            response = self.gateway.handle_request("GET", path, headers, None)
-            seconds.append(time.thread_time() - started)
-            answer = self._answer(path, response)
+        cpu_us, response = self._median_cpu_us(partial(self.gateway.handle_request, "GET", path, headers, None))
+        answer = self._answer(path, response)
         return {
             "forecast_calls": self.inputs.forecast_calls,
-            "forecast_cpu_us": round(statistics.median(seconds) * 1_000_000),
+            "forecast_cpu_us": cpu_us,
             "cpu_yardstick_us": round(yardstick_ms() * 1000),
             "forecast_answered": int(answer.get("confidence") != "none"),
             **self._forecast_parts(user_id),
@@ -290,8 +286,6 @@ class Harness:
         """The parts of a call, outside the meter, as the route runs them: reading the history (the
         items and one GSI1 Query, made the models' values), the payday model, our bill detector, and
         the forecast given both (median CPU of ``forecast_calls`` each)."""
-        from functools import partial
-
         from chalicelib import clock
         from chalicelib.insight import history, recurring
         from chalicelib.insight.forecast import bill_of, forecast_txns
@@ -315,16 +309,20 @@ class Harness:
             "forecast_detect_us": partial(recurring.detect_visible, seen, as_of),
             "forecast_model_us": partial(forecast_txns, rows, accounts, as_of, 14, 10_000, bills=bills, payday=chain),
         }
-        out = {"forecast_transactions": len(rows)}
-        for name, run in parts.items():
-            seconds = []
-            for _ in range(self.inputs.forecast_calls):
-                gc.collect()
-                started = time.thread_time()
-                run()
-                seconds.append(time.thread_time() - started)
-            out[name] = round(statistics.median(seconds) * 1_000_000)
-        return out
+        return {"forecast_transactions": len(rows)} | {name: self._median_cpu_us(run)[0] for name, run in parts.items()}
+
+    def _median_cpu_us(self, run: Callable[[], Any]) -> tuple[int, Any]:
+        """The median CPU (µs, on this thread) of ``forecast_calls`` runs of ``run``, each after a
+        garbage collection (the harness's own garbage, its runtime's and its fakes', is not the
+        run's to collect), and the last run's result."""
+        seconds = []
+        result = None
+        for _ in range(self.inputs.forecast_calls):
+            gc.collect()
+            started = time.thread_time()
+            result = run()
+            seconds.append(time.thread_time() - started)
+        return round(statistics.median(seconds) * 1_000_000), result
 
     def get(self, function: str, path: str, user_id: str, *, charged: bool = True) -> dict[str, Any]:
         """GET ``path`` as ``user_id``; its AWS requests charged to ``function`` (unless not ``charged``)."""

@@ -79,12 +79,16 @@ def model_txns(
     user_items: Sequence[items.Item] | None = None,
     user_accounts: Sequence[accounts.Account] | None = None,
 ) -> list[Txn]:
-    """The models' values of what :func:`retained` keeps (read as ``for_models``), made straight
-    from the stored rows: the forecast's read, which skips the ``Transaction`` between."""
+    """The models' values of what :func:`retained` keeps, made straight from the stored rows: the
+    forecast's read, which skips the ``Transaction`` between. It reads only the rows' values
+    (``transactions.MODEL_VALUE_FIELDS``); when a row holds its identifiers only in its keys (the
+    system this service replaced wrote such rows), it reads again with the keys."""
     if user_items is None:
         user_items = items.list_items(user_id)
     start = as_of - timedelta(days=RETENTION_DAYS)
-    rows = transactions.user_transaction_items_between(user_id, start, as_of, fields=transactions.MODEL_FIELDS)
+    rows = transactions.user_transaction_items_between(user_id, start, as_of, fields=transactions.MODEL_VALUE_FIELDS)
+    if not all(map(transactions.names_itself, rows)):
+        rows = transactions.user_transaction_items_between(user_id, start, as_of, fields=transactions.MODEL_FIELDS)
     kept, _, _ = _split(user_id, rows, user_items, user_accounts, _item_of_row, transactions.acct_id_of)
     return [model_txn_of_item(row) for row in kept]
 

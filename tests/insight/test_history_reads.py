@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chalicelib.data import tables
-from chalicelib.data.transactions import Transaction, from_item, transaction_item
+from chalicelib.data.transactions import MODEL_VALUE_FIELDS, Transaction, from_item, transaction_item
 from chalicelib.insight import history
 from chalicelib.insight.transactions import parse
 from tests.api.factories import WAGES, a_transaction, an_account, an_item, store_account, store_transactions
@@ -83,6 +83,49 @@ def test_the_models_read_the_same_history_from_the_projected_rows_as_from_whole_
     # AND the forecast's direct read makes the same model values as parsing the API shape
     rows = history.retained(user_id, AS_OF, for_models=True).transactions
     assert history.model_txns(user_id, AS_OF) == [parse(history.api_shape(t)) for t in rows]
+
+
+@pytest.mark.integration
+def test_the_forecasts_read_of_refined_rows_alone_makes_the_same_values(aws_endpoint: str, user_id: str) -> None:
+    # GIVEN only rows the refiner wrote (each names its id, account and date as attributes)
+    item = an_item(user_id)
+    account = an_account(user_id, item.item_id)
+    store_account(account)
+    store_transactions(
+        [
+            a_transaction(
+                user_id,
+                account.acct_id,
+                AS_OF - timedelta(days=n),
+                item_id=item.item_id,
+                amount=-150_000 if n % 14 == 0 else 2_345 + n,
+                name="ACME CORP PAYROLL" if n % 14 == 0 else f"KROGER #{n}",
+                merchant_name=None if n % 14 == 0 else "Kroger",
+                authorized_date=AS_OF - timedelta(days=n + 1) if n % 3 else None,
+                personal_finance_category=WAGES if n % 14 == 0 else None,
+                pending=n == 0,
+            )
+            for n in range(0, 119, 3)
+        ]
+    )
+    # WHEN the forecast reads the models' values (its read leaves the keys and the owner out)
+    queries: list[dict[str, Any]] = []
+    events = tables.transactions().meta.client.meta.events
+
+    def record(params: dict[str, Any], **_: Any) -> None:
+        queries.append(params)
+
+    events.register("provide-client-params.dynamodb.Query", record)
+    try:
+        found = history.model_txns(user_id, AS_OF)
+    finally:
+        events.unregister("provide-client-params.dynamodb.Query", record)
+    # THEN they are what parsing the API shape of the whole rows gives, from one Query
+    whole = history.retained(user_id, AS_OF).transactions
+    assert found == [parse(history.api_shape(t)) for t in whole]
+    assert len(found) == 40
+    [query] = [q for q in queries if q.get("IndexName") == "GSI1"]
+    assert set(query["ExpressionAttributeNames"].values()) == set(MODEL_VALUE_FIELDS)
 
 
 texts = st.none() | st.text(max_size=6)

@@ -238,9 +238,12 @@ def detect(transactions: Iterable[Mapping[str, Any]], as_of: date) -> list[Recur
     return detect_visible(visible(transactions, as_of), as_of)
 
 
-def detect_visible(txns: Sequence[Txn], as_of: date) -> list[RecurringExpense]:
+def detect_visible(txns: Sequence[Txn], as_of: date, *, account_id: str | None = None) -> list[RecurringExpense]:
     """:func:`detect` for transactions already made visible at ``as_of``
-    (:func:`transactions.visible`): a caller that runs several models parses once."""
+    (:func:`transactions.visible`): a caller that runs several models parses once.
+    ``account_id``: only the streams of payees that charged that account (the forecast projects
+    one account); each is found as without it, the whole history read (transfers are paired
+    across accounts, the bank's habits read from every payee)."""
     paired = paired_transfers(txns)
     # A card's payments are a stream (kind card_payment), those whose category or pairing with
     # the card's side would make them a transfer included: the same payee as a card payment.
@@ -260,6 +263,8 @@ def detect_visible(txns: Sequence[Txn], as_of: date) -> list[RecurringExpense]:
     )
     posting_clock = _posting_clock_keeps_calendar(groups)
     for group in groups:
+        if account_id is not None and all(t.account_id != account_id for t in group):
+            continue
         on_clock = _on_the_calendar(group, posting_clock=posting_clock)
         found.extend(_streams(sorted(on_clock, key=_charge_order), as_of, bank))
     return sorted(found, key=lambda s: (-_monthly_cost(s), s.merchant, s.next_date))

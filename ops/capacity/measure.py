@@ -302,11 +302,13 @@ class Harness:
         accounts = [{"account_id": "x", "type": "depository", "subtype": "checking", "available": 0, "current": 0}]
         accounts = [{**accounts[0], "account_id": a} for a in sorted({t.account_id for t in rows})]
         chain = predict_visible(seen, as_of)
-        bills = [bill_of(b, "ours") for b in recurring.detect_visible(seen, as_of)]
+        # Our detector runs for the account the forecast projects, as in the route.
+        projected = forecast_txns(rows, accounts, as_of, 14, 10_000, payday=chain).account_id
+        bills = [bill_of(b, "ours") for b in recurring.detect_visible(seen, as_of, account_id=projected)]
         parts: dict[str, Callable[[], object]] = {
             "forecast_read_us": read,
             "forecast_predict_us": partial(predict_visible, seen, as_of),
-            "forecast_detect_us": partial(recurring.detect_visible, seen, as_of),
+            "forecast_detect_us": partial(recurring.detect_visible, seen, as_of, account_id=projected),
             "forecast_model_us": partial(forecast_txns, rows, accounts, as_of, 14, 10_000, bills=bills, payday=chain),
         }
         return {"forecast_transactions": len(rows)} | {name: self._median_cpu_us(run)[0] for name, run in parts.items()}

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib.insight.recurring import Kind, RecurringExpense, Status, detect
-from chalicelib.insight.transactions import InvalidTransactionError
+from chalicelib.insight.recurring import Kind, RecurringExpense, Status, detect, detect_visible
+from chalicelib.insight.transactions import InvalidTransactionError, visible
 
 FREQUENCIES = {"WEEKLY", "BIWEEKLY", "SEMI_MONTHLY", "MONTHLY", "QUARTERLY", "ANNUALLY"}
 _ids = iter(range(1, 1_000_000))
@@ -334,6 +334,28 @@ def test_card_autopay_from_checking_is_one_card_payment_stream_on_the_autopay_da
         Status.EARLY_DETECTION,
         d("2026-03-02"),
     )
+
+
+def test_the_streams_of_one_account_are_those_the_whole_history_finds_there() -> None:
+    # GIVEN rent debited from checking, a streaming plan charged to the credit card, and the
+    # card's autopay from checking with the card's side of each payment
+    days = monthly_days("2026-01-05", 4)
+    rows = ach(days, 180_000, "GREYSTAR RENT PPD", pfc="RENT_AND_UTILITIES_RENT")
+    rows += card(monthly_days("2026-01-12", 4), 1_549, "NETFLIX.COM", account="card")
+    balances = [21_000, 18_500, 30_250, 9_900]
+    rows += ach(days, balances, "CHASE CREDIT CRD AUTOPAY", pfc="LOAN_PAYMENTS_CREDIT_CARD_PAYMENT")
+    rows += [
+        txn(day, -c, "AUTOMATIC PAYMENT - THANK YOU", account="card") for day, c in zip(days, balances, strict=True)
+    ]
+    seen = visible(rows, d("2026-04-20"))
+    # WHEN detecting for the checking account only, and on the whole history
+    mine = detect_visible(seen, d("2026-04-20"), account_id="chk")
+    everything = detect_visible(seen, d("2026-04-20"))
+    # THEN the checking account's streams are the rent and the autopay, each as the whole
+    # history finds it; the card's plan is not among them
+    assert {s.kind for s in mine} == {Kind.BILL, Kind.CARD_PAYMENT}
+    assert mine == [s for s in everything if s.merchant != "Netflix"]
+    assert len(everything) == 3
 
 
 def test_weekly_coffee_at_varying_amounts_is_not_recurring() -> None:

@@ -245,7 +245,9 @@ def _forecast(
     until = as_of + timedelta(days=horizon)
     pay = income(chain, account_id, as_of, until)
     streams = (
-        list(bills) if bills is not None else [bill_of(s, "ours") for s in recurring.detect_visible(for_models, as_of)]
+        list(bills)
+        if bills is not None
+        else [bill_of(s, "ours") for s in recurring.detect_visible(for_models, as_of, account_id=account_id)]
     )
     projected = project(streams, settled, account_id, as_of, until)
     history_start = as_of - timedelta(days=history_days - 1)

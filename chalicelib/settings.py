@@ -294,6 +294,13 @@ def load_pave_config(stage: str | None = None) -> PaveConfig:
     )
 
 
+#: The predicted low-balance alert's default level. Chosen on the forecast backtest's tuning
+#: seed (``python -m ops.bench_forecast --choose-level``): of the levels from 0.2 to 0.65, the
+#: one farthest from failing either goal of "goes low within 14 days" (precision >= 0.8,
+#: recall >= 0.85), the smaller of its two margins the largest.
+LOW_BALANCE_PREDICTION_LEVEL = 0.4
+
+
 @dataclass(frozen=True)
 class Settings:
     """Resolved configuration; build it with :func:`get_settings`."""
@@ -389,7 +396,7 @@ class Settings:
     pave_mine_max_age_days: int = 7
     #: The predicted low-balance alert goes out when the forecast's probability of going below
     #: the user's threshold before the next payday exceeds this (1 never does: the alert is off).
-    low_balance_prediction_level: float = 0.5
+    low_balance_prediction_level: float = LOW_BALANCE_PREDICTION_LEVEL
 
     @property
     def is_prod(self) -> bool:
@@ -472,7 +479,7 @@ def load_settings() -> Settings:
         pave_poll_delay_seconds=_optional_delay("PAVE_POLL_DELAY_SECONDS"),
         pave_poll_max_attempts=_whole("PAVE_POLL_MAX_ATTEMPTS", 8, minimum=1),
         pave_mine_max_age_days=_whole("PAVE_MINE_MAX_AGE_DAYS", 7, minimum=1),
-        low_balance_prediction_level=_probability("LOW_BALANCE_PREDICTION_LEVEL", 0.5),
+        low_balance_prediction_level=_probability("LOW_BALANCE_PREDICTION_LEVEL", LOW_BALANCE_PREDICTION_LEVEL),
     )
 
 

@@ -25,8 +25,9 @@ account's transactions dated after the as-of day, to that day (pending or not).
   balance minus the average daily net outflow of the history times the days (its lowest of
   days 1-14);
 * **crosses the threshold within 14 days**: the forecast says so when its probability of going
-  below the threshold on one of the 14 days is 0.5 or more (also shown: when its lowest is
-  below the threshold; the baseline: when its line is); precision and recall against the truth;
+  below the threshold on one of the 14 days exceeds the predicted alert's default level
+  (``LOW_BALANCE_PREDICTION_LEVEL``; also shown: other levels, when its lowest is below the
+  threshold, and the baseline: when its line is); precision and recall against the truth;
 * **calibration** of ``risk_below_threshold`` by decile: the forecast's probability against
   how often the true balance went below the threshold from the next day to the true next
   payday (the primary payer's next deposit into the projected account), that day included.
@@ -35,7 +36,8 @@ Goals: a median lowest-balance error at most half the baseline's, recall >= 0.85
 >= 0.8, and every decile's observed rate within 5 points of its mean predicted risk.
 
 Run: ``.venv/bin/python -m ops.bench_forecast`` (also part of ``make bench``); ``--world A``
-or ``B`` and ``--users N`` for one world.
+or ``B`` and ``--users N`` for one world; ``--choose-level`` chooses the alert level on generator
+A's tuning seed: the level whose smaller margin over the two crossing goals is the largest.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from typing import Any
 from chalicelib.insight import recurring
 from chalicelib.insight.forecast import Forecast, bill_of, forecast
 from chalicelib.insight.payday import predict
+from chalicelib.settings import LOW_BALANCE_PREDICTION_LEVEL
 from ops.synthetic import holdout, users
 from ops.synthetic.users import SyntheticUser
 
@@ -73,10 +76,13 @@ WORLDS = (
 MEDIAN_ERROR_GOAL = 0.5
 RECALL_GOAL, PRECISION_GOAL = 0.85, 0.8
 CALIBRATION_POINTS = 0.05
-#: The forecast says "crosses within 14 days" from this probability on.
-CROSSING_PROBABILITY = 0.5
+#: The forecast says "crosses within 14 days" when its probability exceeds this: the predicted
+#: alert's default level, chosen on generator A's tuning seed (``--choose-level``).
+CROSSING_PROBABILITY = LOW_BALANCE_PREDICTION_LEVEL
 #: Other levels printed beside it: the precision a lower alert level trades for recall.
-TRADE_OFF_LEVELS = (0.3, 0.4, 0.6, 0.7)
+TRADE_OFF_LEVELS = (0.3, 0.5, 0.6, 0.7)
+#: The levels ``--choose-level`` weighs.
+CANDIDATE_LEVELS = tuple(round(0.05 * n, 2) for n in range(4, 14))
 DAYS_PER_MONTH = 30.4
 
 
@@ -313,9 +319,9 @@ def wilson(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def _says_crossing(answer: Forecast, level: float = CROSSING_PROBABILITY) -> bool:
-    """The forecast says the balance crosses the threshold within the days: more likely than not
-    (or at least as likely as ``level``)."""
-    return (answer.risk_below_threshold_in_days or 0.0) >= level
+    """The forecast says the balance crosses the threshold within the days: its probability
+    exceeds ``level`` (as the predicted alert's does)."""
+    return (answer.risk_below_threshold_in_days or 0.0) > level
 
 
 def _precision_recall(pairs: Sequence[tuple[bool, bool]]) -> tuple[float, float]:
@@ -323,6 +329,31 @@ def _precision_recall(pairs: Sequence[tuple[bool, bool]]) -> tuple[float, float]
     said = sum(1 for s, _ in pairs if s)
     was = sum(1 for _, w in pairs if w)
     return (tp / said if said else 0.0), (tp / was if was else 0.0)
+
+
+def level_margin(precision: float, recall: float) -> float:
+    """How far a level is from failing either goal: the smaller of its two margins."""
+    return min(precision - PRECISION_GOAL, recall - RECALL_GOAL)
+
+
+def choose_level(
+    result: Result, levels: Sequence[float] = CANDIDATE_LEVELS
+) -> tuple[float, list[tuple[float, float, float]]]:
+    """The level with the largest :func:`level_margin` (the higher one of a tie: fewer alerts),
+    and each level's precision and recall."""
+    answered = result.answered
+    truth = [o.true_lowest < o.case.threshold for o in answered]  # type: ignore[operator]
+    grid = [
+        (
+            level,
+            *_precision_recall(
+                [(_says_crossing(o.forecast, level), was) for o, was in zip(answered, truth, strict=True)]
+            ),
+        )
+        for level in levels
+    ]
+    best = max(grid, key=lambda g: (round(level_margin(g[1], g[2]), 6), g[0]))
+    return best[0], grid
 
 
 def figures(result: Result) -> Figures:
@@ -404,7 +435,7 @@ def report(title: str, result: Result) -> Figures:
     print(f"   ratio forecast / baseline (median)     {found.model_median / found.naive_median:9.2f}")
     print("   crosses the threshold within 14 days:")
     print(
-        f"     forecast (its probability >= {CROSSING_PROBABILITY:g})  precision {found.precision:.3f}"
+        f"     forecast (its probability > {CROSSING_PROBABILITY:g})   precision {found.precision:.3f}"
         f" recall {found.recall:.3f}"
     )
     print(
@@ -477,6 +508,23 @@ def cpu(people: Sequence[SyntheticUser], runs: int = 20) -> None:
     print(f"   {'; '.join(figures)} (goal: <= 50 ms for a 120-day history)")
 
 
+def choose(count: int = USERS_PER_WORLD) -> int:
+    """Choose the alert level on generator A's tuning seed and print how each level does there."""
+    people = users.generate(TUNING_SEED, count)
+    level, grid = choose_level(evaluate([make_cases("A", p, offset, DRAWS) for p in people for offset in OFFSETS]))
+    print(f"Alert level on generator A's tuning seed {TUNING_SEED} ({count} users): precision / recall, margin")
+    for candidate, precision, recall in grid:
+        mark = "  <- chosen" if candidate == level else ""
+        print(f"   {candidate:.2f}: {precision:.3f} / {recall:.3f}, {level_margin(precision, recall):+.3f}{mark}")
+    same = (
+        "the default"
+        if level == LOW_BALANCE_PREDICTION_LEVEL
+        else f"NOT the default ({LOW_BALANCE_PREDICTION_LEVEL:g})"
+    )
+    print(f"chosen: {level:g}, {same}")
+    return 0
+
+
 def main(count: int = USERS_PER_WORLD, only: str | None = None, seed: int | None = None) -> int:
     print("Cash-flow forecast backtest (goals: median lowest-balance error <= half the naive baseline's;")
     print(f"recall >= {RECALL_GOAL} at precision >= {PRECISION_GOAL}; risk within 5 points per decile)")
@@ -498,5 +546,6 @@ if __name__ == "__main__":
     parser.add_argument("--users", type=int, default=USERS_PER_WORLD)
     parser.add_argument("--world", choices=[w for w, *_ in WORLDS])
     parser.add_argument("--seed", type=int, help=f"another seed (generator A's tuning seed is {TUNING_SEED})")
+    parser.add_argument("--choose-level", action="store_true", help="choose the alert level on the tuning seed")
     args = parser.parse_args()
-    raise SystemExit(main(args.users, args.world, args.seed))
+    raise SystemExit(choose(args.users) if args.choose_level else main(args.users, args.world, args.seed))

@@ -4,7 +4,7 @@
 (below the threshold, today's ``low_balance_alert`` is the message), the user's cash-flow
 forecast (:mod:`cash_flow`, from the rows just read) gives the probability that the balance
 goes below the threshold before the next payday. When it exceeds
-``LOW_BALANCE_PREDICTION_LEVEL`` (default 0.5), ``low_balance_predicted`` goes to Segment with
+``LOW_BALANCE_PREDICTION_LEVEL`` (default 0.4), ``low_balance_predicted`` goes to Segment with
 the lowest projected day before the payday and its balance. No threshold, no forecast
 (``confidence: none``), or a probability at or under the level: nothing is sent.
 

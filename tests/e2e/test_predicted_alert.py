@@ -20,6 +20,7 @@ from chalicelib.insight.data import alerts
 from chalicelib.insight.data.alerts import AlertKind
 from chalicelib.insight.forecast import MAX_DAYS
 from chalicelib.peers import LOW_BALANCE_ALERT, LOW_BALANCE_PREDICTED
+from chalicelib.settings import LOW_BALANCE_PREDICTION_LEVEL
 from ops.fakes.peers import FakePeers
 from ops.fakes.plaid import FakeItem, FakePlaid
 from ops.runtime import EventRuntime
@@ -70,7 +71,7 @@ def test_a_user_heading_below_the_threshold_gets_exactly_one_predicted_alert(
     threshold = (found.starting_balance_cents - dip // 4) // 100
     set_threshold(user_id, threshold)
     risk = user_forecast(user_id, clock.utcnow(), MAX_DAYS).forecast.risk_below_threshold
-    assert risk is not None and risk > 0.5
+    assert risk is not None and risk > LOW_BALANCE_PREDICTION_LEVEL
     # WHEN Plaid announces new transactions and every batch of balance updates is delivered twice
     runtime = new_runtime(duplicate_delivery=True, shuffle=True, seed=7)
     mine(fake_plaid, app_url, fake, runtime, "DEFAULT_UPDATE")
@@ -80,7 +81,7 @@ def test_a_user_heading_below_the_threshold_gets_exactly_one_predicted_alert(
     sent = events(fake_peers, user_id, LOW_BALANCE_PREDICTED)
     assert len({m["messageId"] for m in sent}) == 1
     properties = sent[0]["properties"]
-    assert properties["threshold"] == threshold * 100 and properties["probability"] > 0.5
+    assert properties["threshold"] == threshold * 100 and properties["probability"] > LOW_BALANCE_PREDICTION_LEVEL
     assert properties["predicted_balance"] < threshold * 100
     assert properties["next_payday"] == found.next_payday.isoformat()
     assert events(fake_peers, user_id, LOW_BALANCE_ALERT) == []

@@ -30,7 +30,9 @@ account's transactions dated after the as-of day, to that day (pending or not).
   threshold, and the baseline: when its line is); precision and recall against the truth;
 * **calibration** of ``risk_below_threshold`` by decile: the forecast's probability against
   how often the true balance went below the threshold from the next day to the true next
-  payday (the primary payer's next deposit into the projected account), that day included.
+  payday (the primary payer's next deposit into the projected account), that day included;
+  each observed rate with its 95% interval from resampling the user-days (a user-day's draws
+  share its future, so they are not independent cases).
 
 Goals: a median lowest-balance error at most half the baseline's, recall >= 0.85 at precision
 >= 0.8, and every decile's observed rate within 5 points of its mean predicted risk.
@@ -44,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import random
 import statistics
 import time
 from collections import Counter
@@ -287,17 +290,17 @@ class Figures:
     naive_recall: float
     #: (level, precision, recall) of "crosses" said from each of ``TRADE_OFF_LEVELS``
     trade_off: tuple[tuple[float, float, float], ...]
-    #: (low, high, n, mean predicted, observed)
-    deciles: tuple[tuple[float, float, int, float, float], ...]
+    #: (low, high, n, mean predicted, observed, and the observed rate's 95% interval)
+    deciles: tuple[tuple[float, float, int, float, float, float, float], ...]
 
     @property
     def calibrated(self) -> bool:
-        return all(abs(p - o) <= CALIBRATION_POINTS for _, _, n, p, o in self.deciles if n)
+        return all(abs(p - o) <= CALIBRATION_POINTS for _, _, n, p, o, _, _ in self.deciles if n)
 
     @property
     def consistent(self) -> bool:
         """Every decile's mean risk is inside the 95% interval of its observed rate."""
-        return all(wilson(o, n)[0] <= p <= wilson(o, n)[1] for _, _, n, p, o in self.deciles if n)
+        return all(lo <= p <= hi for _, _, n, p, _, lo, hi in self.deciles if n)
 
     @property
     def meets(self) -> dict[str, bool]:
@@ -307,15 +310,6 @@ class Figures:
             and self.precision >= PRECISION_GOAL,
             f"risk within {CALIBRATION_POINTS * 100:.0f} points per decile": self.calibrated,
         }
-
-
-def wilson(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson interval of a rate observed on ``n`` cases."""
-    if n == 0:
-        return 0.0, 1.0
-    centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * (rate * (1 - rate) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _says_crossing(answer: Forecast, level: float = CROSSING_PROBABILITY) -> bool:
@@ -356,6 +350,38 @@ def choose_level(
     return best[0], grid
 
 
+def _decile(risk: float) -> int:
+    return min(9, int(risk * 10))
+
+
+#: Resamples of the user-days for the deciles' intervals.
+RESAMPLES = 400
+
+
+def _decile_intervals(scored: Sequence[tuple[float, bool, object]]) -> list[tuple[float, float]]:
+    """Each decile's 95% interval of its observed rate, the user-days resampled with replacement
+    (a cluster bootstrap): a user-day's draws share its future, so they are not independent
+    cases, and an interval that counted them so would be too narrow."""
+    cells: dict[object, list[list[int]]] = {}
+    for risk, crossed, user_day in scored:
+        cell = cells.setdefault(user_day, [[0, 0] for _ in range(10)])[_decile(risk)]
+        cell[0] += 1
+        cell[1] += int(crossed)
+    clusters = list(cells.values())
+    rng = random.Random(len(scored))  # noqa: S311 - a reproducible resampling
+    rates: list[list[float]] = [[] for _ in range(10)]
+    for _ in range(RESAMPLES):
+        counts, crossings = [0] * 10, [0] * 10
+        for cluster in rng.choices(clusters, k=len(clusters)):
+            for n, (count, hits) in enumerate(cluster):
+                counts[n] += count
+                crossings[n] += hits
+        for n in range(10):
+            if counts[n]:
+                rates[n].append(crossings[n] / counts[n])
+    return [(_quantile(r, 0.025), _quantile(r, 0.975)) if r else (0.0, 1.0) for r in rates]
+
+
 def figures(result: Result) -> Figures:
     answered = result.answered
     model_errors = [abs(o.model_lowest - o.true_lowest) / 100 for o in answered]  # type: ignore[operator]
@@ -379,17 +405,18 @@ def figures(result: Result) -> Figures:
         for level in TRADE_OFF_LEVELS
     )
     scored = [
-        (o.forecast.risk_below_threshold, o.crossed_before_payday)
+        (o.forecast.risk_below_threshold, o.crossed_before_payday, (o.case.user_id, o.case.as_of))
         for o in answered
         if o.forecast.risk_below_threshold is not None and o.crossed_before_payday is not None
     ]
+    intervals = _decile_intervals(scored)
     deciles = []
     for n in range(10):
         low, high = n / 10, (n + 1) / 10
-        group = [(p, c) for p, c in scored if low <= p < high or (n == 9 and p == 1.0)]
+        group = [(p, c) for p, c, _ in scored if _decile(p) == n]
         mean = statistics.fmean(p for p, _ in group) if group else 0.0
         observed = sum(1 for _, c in group if c) / len(group) if group else 0.0
-        deciles.append((low, high, len(group), mean, observed))
+        deciles.append((low, high, len(group), mean, observed, *intervals[n]))
     return Figures(
         n=len(answered),
         model_median=statistics.median(model_errors),
@@ -450,11 +477,10 @@ def report(title: str, result: Result) -> Figures:
         f"     naive baseline's line below it    precision {found.naive_precision:.3f} recall {found.naive_recall:.3f}"
     )
     print("   calibration of risk_below_threshold (below the threshold before the next payday):")
-    print("     decile        n  mean risk  observed (95% interval)  difference")
-    for low, high, n, mean, observed in found.deciles:
+    print("     decile        n  mean risk  observed (95% interval, user-days resampled)  difference")
+    for low, high, n, mean, observed, lo, hi in found.deciles:
         if n:
             flag = "" if abs(mean - observed) <= CALIBRATION_POINTS else "  <- over 5 points"
-            lo, hi = wilson(observed, n)
             difference = 100 * (observed - mean)
             print(
                 f"     [{low:.1f}, {high:.1f}) {n:5d}   {_pct(mean)}    {_pct(observed)} ({_pct(lo)}-{_pct(hi)})"

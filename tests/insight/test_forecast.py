@@ -9,8 +9,10 @@ import pytest
 
 from chalicelib.insight.forecast import Bill, InvalidForecastError, forecast
 from chalicelib.insight.forecast.accounts import InvalidAccountError
+from chalicelib.insight.forecast.rhythms import rhythms
 from chalicelib.insight.forecast.simulate import rate_standard_error
 from chalicelib.insight.payday import predict
+from chalicelib.insight.transactions import parse as parse_txn
 from tests.insight.builders import d, paychecks, txn
 
 AS_OF = d("2026-11-22")  # a Sunday
@@ -288,3 +290,31 @@ def test_the_rates_error_shrinks_with_the_days_they_were_read_from() -> None:
     assert rate_standard_error(four_months) == pytest.approx(2000 / 120**0.5)
     # AND days that never swing leave the rates certain
     assert rate_standard_error([0.0] * 90) == 0.0 == rate_standard_error([500.0])
+
+
+def test_a_roommates_share_that_comes_either_side_of_rent_makes_going_low_a_coin_toss() -> None:
+    # GIVEN a salaried user whose roommate sends $900 around the 24th, on the 24th or two days
+    # later, month by month; rent of $1,800 is due on the 25th
+    shares = [d("2026-07-26"), d("2026-08-24"), d("2026-09-26"), d("2026-10-24")]
+    history = salaried() + [txn(day, -90_000, "ZELLE FROM SAM RIVERA") for day in shares]
+    rent = rent_bill(d("2026-11-25"))
+    # WHEN forecast from $1,500 with a $100 threshold
+    found = forecast(history, [checking(150_000)], AS_OF, threshold_cents=10_000, bills=[rent])
+    # THEN the share is projected on the 24th, the day before rent ...
+    share = [(e.date, e.amount_cents) for e in found.events if e.kind == "deposit"]
+    assert share == [(d("2026-11-24"), 90_000)]
+    # ... but the futures draw its day as it has come: half of them see rent go out first
+    assert found.risk_below_threshold_in_days is not None
+    assert 0.3 < found.risk_below_threshold_in_days < 0.7
+
+
+def test_a_rhythms_offsets_are_how_it_fell_against_its_rule_across_month_ends() -> None:
+    # GIVEN a standing transfer at the month's end: 30 July, 1 September, 30 September, 31 October
+    days = [d("2026-07-30"), d("2026-09-01"), d("2026-09-30"), d("2026-10-31")]
+    flows = [parse_txn(txn(day, 40_000, "ONLINE TRANSFER TO SAV 1234")) for day in days]
+    # WHEN its rhythm is read on 22 November
+    [found] = rhythms(flows, AS_OF, excluded=set())
+    # THEN its rule is the 30th (the median day of its last three), and each occurrence is
+    # read against the nearer 30th: on it, two days after August's, on it, a day after
+    assert (found.period, found.day_of_month) == (30, 30)
+    assert found.offsets == (0, 2, 0, 1)

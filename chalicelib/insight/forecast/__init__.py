@@ -328,7 +328,7 @@ def _rhythm_charges(regular: Sequence[Rhythm], as_of: date, until: date) -> list
     for rhythm in regular:
         kind = "deposit" if rhythm.amount < 0 else "transfer"
         bill = Bill(rhythm.name, rhythm.frequency, rhythm.amount, rhythm.last, RHYTHM_SOURCE, kind=kind)
-        out += [BillCharge(bill, day, rhythm.amount, ()) for day in rhythm.days(as_of, until)]
+        out += [BillCharge(bill, day, rhythm.amount, (), rhythm.offsets) for day in rhythm.days(as_of, until)]
     return out
 
 

@@ -108,12 +108,14 @@ def charges(bill: Bill, outflows: Sequence[Txn]) -> list[Txn]:
 
 @dataclass(frozen=True, slots=True)
 class BillCharge:
-    """One projected charge: its day, the expected amount and the amounts it may be."""
+    """One projected charge: its day, the expected amount and the amounts it may be, and the
+    days it may come off that day (each as likely; none: on the day)."""
 
     bill: Bill
     day: date
     amount: int
     amounts: tuple[int, ...]
+    offsets: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

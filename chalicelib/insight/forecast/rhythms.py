@@ -13,7 +13,10 @@ two weeks (12-16) or a month (26-35), at least three quarters of the gaps are wi
 ``GAP_TOLERANCE`` of that period, and its last day is no more than a period and a half ago
 (it still runs). Weekly and fortnightly streams are projected from their last day, monthly
 ones on the median day of the month of their last three; each occurrence at the median of
-the last three amounts.
+the last three amounts. Its day is not certain: a roommate's share comes a day before the rent
+one month and a day after it the next. So each stream keeps how its last occurrences fell
+against its rule (:attr:`Rhythm.offsets`: a monthly one's days of the month against its day, a
+weekly one's gaps against its period), and the simulation draws its day from them.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from chalicelib.insight.transactions import Txn, stream_key
 MIN_OCCURRENCES = 3
 GAP_TOLERANCE = 0.3
 _PERIODS = ((6, 8, 7), (12, 16, 14), (26, 35, 30))
+#: The occurrences a stream's offsets are read from (the latest), and the most days one counts.
+OFFSET_OCCURRENCES, MAX_OFFSET = 6, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +49,8 @@ class Rhythm:
     last: date
     day_of_month: int
     ids: frozenset[str]
+    #: How its latest occurrences fell against its rule, in days (each at most MAX_OFFSET).
+    offsets: tuple[int, ...] = (0,)
 
     @property
     def frequency(self) -> str:
@@ -97,14 +104,41 @@ def rhythms(txns: Sequence[Txn], as_of: date, excluded: Collection[str]) -> list
         for t in group:
             by_day[t.day] += t.amount
         recent = [by_day[d] for d in days[-3:]]
+        day_of_month = round(statistics.median(d.day for d in days[-3:]))
         found.append(
             Rhythm(
                 name=name.title(),
                 period=period,
                 amount=round(statistics.median(recent)),
                 last=days[-1],
-                day_of_month=round(statistics.median(d.day for d in days[-3:])),
+                day_of_month=day_of_month,
                 ids=frozenset(t.txn_id for t in group),
+                offsets=_offsets(days, period, day_of_month),
             )
         )
     return found
+
+
+def _offsets(days: Sequence[date], period: int, day_of_month: int) -> tuple[int, ...]:
+    """How the latest occurrences fell against the rule: a monthly stream's days of the month
+    against ``day_of_month`` (across a month's end, the nearer way), another's gaps against its
+    period; each clipped to :data:`MAX_OFFSET` days."""
+    latest = days[-OFFSET_OCCURRENCES:]
+    if period == 30:
+        raw = [_month_offset(day, day_of_month) for day in latest]
+    else:
+        raw = [(b - a).days - period for a, b in pairwise(days[-OFFSET_OCCURRENCES - 1 :])]
+    return tuple(max(-MAX_OFFSET, min(MAX_OFFSET, off)) for off in raw) or (0,)
+
+
+def _month_offset(day: date, day_of_month: int) -> int:
+    """Days from ``day_of_month`` of ``day``'s month (or of the month before or after, whichever
+    is nearest) to ``day``."""
+    candidates = []
+    for shift in (-1, 0, 1):
+        month_index = day.year * 12 + day.month - 1 + shift
+        year, month = divmod(month_index, 12)
+        month += 1
+        anchor = date(year, month, min(day_of_month, last_day_of_month(year, month).day))
+        candidates.append((day - anchor).days)
+    return min(candidates, key=abs)

@@ -10,7 +10,8 @@ Each of ``PATHS`` simulated futures starts from today's balance and, day by day,
   spread over the root of the days read), normally distributed; without it the futures agree
   on the rates and spread too little over two weeks;
 * each bill due that day: its average, or for a bill whose amount varies, one of its recent
-  charges drawn at random;
+  charges drawn at random; a flow on a rhythm (a roommate's share, a second job's pay) on a
+  day drawn from how its latest occurrences fell against its rule (one draw per occurrence and path);
 * each payday's paycheck, one of the payer's last six drawn at random, on the predicted day
   or a business day either side, with the payday model's probabilities (one draw per path:
   a bank that posts a day late posts every paycheck a day late).
@@ -81,9 +82,13 @@ def simulate(
     rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, not a secret
     base = [-flows.expected(as_of + timedelta(days=k + 1)) for k in range(horizon)]
     varying: list[tuple[int, int, tuple[int, ...]]] = []
+    moving: list[tuple[int, int, tuple[int, ...]]] = []
     for charge in bills:
         k = _index(as_of, charge.day)
         if 0 <= k < horizon:
+            if any(charge.offsets):
+                moving.append((k, charge.amount, charge.offsets))
+                continue
             base[k] -= charge.amount
             if charge.amounts:
                 varying.append((k, charge.amount, charge.amounts))
@@ -102,6 +107,8 @@ def simulate(
         row = list(map(sub, map(sub, base, rng.choices(residuals, k=horizon)), repeat(error, horizon)))
         for k, mean, amounts in varying:
             row[k] += mean - rng.choice(amounts)
+        for k, amount, offsets in moving:
+            row[min(horizon - 1, max(0, k + rng.choice(offsets)))] -= amount
         for payday, k in zip(paydays, landing[shift], strict=True):
             row[k] += rng.choice(payday.amounts) if payday.amounts else payday.amount
         balances = list(accumulate(row, initial=float(start)))

@@ -27,12 +27,9 @@ AS_OF = date(2026, 11, 20)
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 
 
-@pytest.mark.integration
-def test_the_models_read_the_same_history_from_the_projected_rows_as_from_whole_ones(
-    aws_endpoint: str, user_id: str
-) -> None:
-    # GIVEN a refined history with every field the models read (authorized days, merchants,
-    # both category taxonomies, a pending row, another currency) ...
+def store_refined_history(user_id: str, every: int) -> None:
+    """A transaction every ``every`` days of 120, as the refiner stores them: paychecks every
+    14 days, groceries with and without authorized days, a pending row, one in another currency."""
     item = an_item(user_id)
     account = an_account(user_id, item.item_id)
     store_account(account)
@@ -51,9 +48,18 @@ def test_the_models_read_the_same_history_from_the_projected_rows_as_from_whole_
                 pending=n == 0,
                 iso_currency_code="CAD" if n == 5 else "USD",
             )
-            for n in range(0, 119, 2)
+            for n in range(0, 119, every)
         ]
     )
+
+
+@pytest.mark.integration
+def test_the_models_read_the_same_history_from_the_projected_rows_as_from_whole_ones(
+    aws_endpoint: str, user_id: str
+) -> None:
+    # GIVEN a refined history with every field the models read (authorized days, merchants,
+    # both category taxonomies, a pending row, another currency) ...
+    store_refined_history(user_id, every=2)
     # ... and a row as the previous system stored it: ids in its keys, the sign in the legacy string
     txn, acct = uid("txn"), uid("acct")
     date_sk = f"DATE#{(AS_OF - timedelta(days=3)).isoformat()}#TXN#{txn}"
@@ -88,26 +94,7 @@ def test_the_models_read_the_same_history_from_the_projected_rows_as_from_whole_
 @pytest.mark.integration
 def test_the_forecasts_read_of_refined_rows_alone_makes_the_same_values(aws_endpoint: str, user_id: str) -> None:
     # GIVEN only rows the refiner wrote (each names its id, account and date as attributes)
-    item = an_item(user_id)
-    account = an_account(user_id, item.item_id)
-    store_account(account)
-    store_transactions(
-        [
-            a_transaction(
-                user_id,
-                account.acct_id,
-                AS_OF - timedelta(days=n),
-                item_id=item.item_id,
-                amount=-150_000 if n % 14 == 0 else 2_345 + n,
-                name="ACME CORP PAYROLL" if n % 14 == 0 else f"KROGER #{n}",
-                merchant_name=None if n % 14 == 0 else "Kroger",
-                authorized_date=AS_OF - timedelta(days=n + 1) if n % 3 else None,
-                personal_finance_category=WAGES if n % 14 == 0 else None,
-                pending=n == 0,
-            )
-            for n in range(0, 119, 3)
-        ]
-    )
+    store_refined_history(user_id, every=3)
     # WHEN the forecast reads the models' values (its read leaves the keys and the owner out)
     queries: list[dict[str, Any]] = []
     events = tables.transactions().meta.client.meta.events

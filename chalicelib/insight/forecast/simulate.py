@@ -82,12 +82,12 @@ def simulate(
     rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, not a secret
     base = [-flows.expected(as_of + timedelta(days=k + 1)) for k in range(horizon)]
     varying: list[tuple[int, int, tuple[int, ...]]] = []
-    moving: list[tuple[int, int, tuple[int, ...]]] = []
+    moving: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = []
     for charge in bills:
         k = _index(as_of, charge.day)
         if 0 <= k < horizon:
             if any(charge.offsets):
-                moving.append((k, charge.amount, charge.offsets))
+                moving.append((k, charge.amount, charge.amounts, charge.offsets))
                 continue
             base[k] -= charge.amount
             if charge.amounts:
@@ -107,8 +107,8 @@ def simulate(
         row = list(map(sub, map(sub, base, rng.choices(residuals, k=horizon)), repeat(error, horizon)))
         for k, mean, amounts in varying:
             row[k] += mean - rng.choice(amounts)
-        for k, amount, offsets in moving:
-            row[min(horizon - 1, max(0, k + rng.choice(offsets)))] -= amount
+        for k, amount, amounts, offsets in moving:
+            row[min(horizon - 1, max(0, k + rng.choice(offsets)))] -= rng.choice(amounts) if amounts else amount
         for payday, k in zip(paydays, landing[shift], strict=True):
             row[k] += rng.choice(payday.amounts) if payday.amounts else payday.amount
         balances = list(accumulate(row, initial=float(start)))

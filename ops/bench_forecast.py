@@ -335,9 +335,15 @@ def choose_level(
 ) -> tuple[float, list[tuple[float, float, float]]]:
     """The level with the largest :func:`level_margin` (the higher one of a tie: fewer alerts),
     and each level's precision and recall."""
-    answered = result.answered
+    grid = _level_grid(result.answered, levels)
+    best = max(grid, key=lambda g: (round(level_margin(g[1], g[2]), 6), g[0]))
+    return best[0], grid
+
+
+def _level_grid(answered: Sequence[Outcome], levels: Sequence[float]) -> list[tuple[float, float, float]]:
+    """Each level's precision and recall of "crosses the threshold within the days"."""
     truth = [o.true_lowest < o.case.threshold for o in answered]  # type: ignore[operator]
-    grid = [
+    return [
         (
             level,
             *_precision_recall(
@@ -346,8 +352,6 @@ def choose_level(
         )
         for level in levels
     ]
-    best = max(grid, key=lambda g: (round(level_margin(g[1], g[2]), 6), g[0]))
-    return best[0], grid
 
 
 def _decile(risk: float) -> int:
@@ -395,15 +399,7 @@ def figures(result: Result) -> Figures:
     precision, recall = _precision_recall(crossings)
     lowest_precision, lowest_recall = _precision_recall(lowest_says)
     naive_precision, naive_recall = _precision_recall(naive_crossings)
-    trade_off = tuple(
-        (
-            level,
-            *_precision_recall(
-                [(_says_crossing(o.forecast, level), was) for o, (_, was) in zip(answered, crossings, strict=True)]
-            ),
-        )
-        for level in TRADE_OFF_LEVELS
-    )
+    trade_off = tuple(_level_grid(answered, TRADE_OFF_LEVELS))
     scored = [
         (o.forecast.risk_below_threshold, o.crossed_before_payday, (o.case.user_id, o.case.as_of))
         for o in answered

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from chalicelib.errors import ValidationError
@@ -138,8 +139,15 @@ _SPACES = re.compile(r"\s+")
 def stream_key(txn: Txn) -> str:
     """The payer or payee a transaction belongs to: Plaid's merchant name when it has one,
     else the description with card-network and ACH noise, reference numbers and dates removed."""
-    if txn.merchant_name:
-        return _SPACES.sub(" ", txn.merchant_name.upper()).strip()
-    text = _NOISE.sub(" ", txn.name.upper().replace(".COM", " ").replace(".NET", " "))
+    return _stream_key(txn.merchant_name, txn.name)
+
+
+@lru_cache(maxsize=8192)
+def _stream_key(merchant_name: str | None, name: str) -> str:
+    # Cached: several models key a history's transactions by payee, and a user's few hundred
+    # descriptions repeat (the same merchant, the same payroll line).
+    if merchant_name:
+        return _SPACES.sub(" ", merchant_name.upper()).strip()
+    text = _NOISE.sub(" ", name.upper().replace(".COM", " ").replace(".NET", " "))
     tokens = [t for t in _SPACES.split(text) if t and not t.isdigit()]
-    return " ".join(tokens[:3]) or txn.name.upper().strip()
+    return " ".join(tokens[:3]) or name.upper().strip()

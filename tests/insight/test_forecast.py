@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.insight.calendar import add_business_days
 from chalicelib.insight.forecast import Bill, InvalidForecastError, forecast
 from chalicelib.insight.forecast.accounts import InvalidAccountError
 from chalicelib.insight.forecast.rhythms import rhythms
@@ -318,3 +319,60 @@ def test_a_rhythms_offsets_are_how_it_fell_against_its_rule_across_month_ends() 
     # read against the nearer 30th: on it, two days after August's, on it, a day after
     assert (found.period, found.day_of_month) == (30, 30)
     assert found.offsets == (0, 2, 0, 1)
+
+
+def advances_and_collections(paydays: list[date], cents: int) -> list[dict[str, Any]]:
+    """Another app's advance two business days before each payday, collected with a $5 fee on it."""
+    loan = {"primary": "LOAN_PAYMENTS", "detailed": "LOAN_PAYMENTS_PERSONAL_LOAN_PAYMENT"}
+    out = []
+    for payday in paydays:
+        out.append(txn(add_business_days(payday, -2), -cents, "EARNIN ACTIVEHOURS"))
+        out.append(txn(payday, cents + 500, "EARNIN ACTIVEHOURS REPAYMENT", personal_finance_category=loan))
+    return out
+
+
+def test_another_apps_advance_comes_before_payday_and_is_collected_on_it() -> None:
+    # GIVEN the salaried user, whose other cash-advance app lends $100 two business days before
+    # each paycheck and takes $105 the day it lands
+    paid = fridays(FIRST + timedelta(days=6), AS_OF)
+    history = salaried() + advances_and_collections(paid, 10_000)
+    payday = predict(history, AS_OF).next_payday
+    assert payday is not None
+    advance_day = add_business_days(payday, -2)
+    rent = [rent_bill(payday + timedelta(days=5))]
+    # WHEN both histories are forecast from $300
+    plain = forecast(salaried(), [checking(30_000)], AS_OF, bills=rent)
+    found = forecast(history, [checking(30_000)], AS_OF, bills=rent)
+    # THEN the advance and its collection are events at their days ...
+    tied = sorted((e.date, e.kind, e.amount_cents) for e in found.events if e.kind.startswith("payday_"))
+    assert tied == [(advance_day, "payday_deposit", 10_000), (payday, "payday_debit", -10_500)]
+    # ... the path is the plain one until the advance, $100 higher from it to payday's eve (not
+    # lowered by a share of the collection each day), and $5 lower from payday on
+    before = {x.date: x.balance_cents for x in plain.days}
+    after = {x.date: x.balance_cents for x in found.days}
+    assert all(after[day] == before[day] for day in before if day < advance_day)
+    assert all(after[day] == before[day] + 10_000 for day in before if advance_day <= day < payday)
+    assert all(after[day] == before[day] - 500 for day in before if day >= payday)
+
+
+def test_a_shop_visited_on_paydays_and_on_other_days_stays_everyday_spending() -> None:
+    # GIVEN the salaried user, who also shops at a warehouse store every payday and twice between
+    paid = fridays(FIRST + timedelta(days=6), AS_OF)
+    visits = sorted({*paid, *(p + timedelta(days=k) for p in paid for k in (4, 9) if p + timedelta(days=k) <= AS_OF)})
+    history = salaried() + [txn(day, 9_000, "COSTCO WHSE #0113") for day in visits]
+    # WHEN forecast
+    found = forecast(history, [checking(30_000)], AS_OF)
+    # THEN nothing is tied to payday: its three visits a fortnight are in the daily rate
+    assert [e for e in found.events if e.kind == "payday_debit"] == []
+    [spending] = [e for e in found.events if e.kind == "everyday_spending"]
+    assert spending.amount_cents == pytest.approx(-(DAILY + 3 * 9_000 / 14), abs=100)
+
+
+def test_an_app_the_user_stopped_using_is_not_projected() -> None:
+    # GIVEN the salaried user, who used the other app for five paydays and not the last three
+    paid = fridays(FIRST + timedelta(days=6), AS_OF)
+    history = salaried() + advances_and_collections(paid[:-3], 10_000)
+    # WHEN forecast
+    found = forecast(history, [checking(30_000)], AS_OF)
+    # THEN neither the advance nor its collection is expected again
+    assert [e for e in found.events if e.kind.startswith("payday_")] == []

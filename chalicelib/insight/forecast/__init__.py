@@ -7,6 +7,10 @@ main checking account, :mod:`.accounts`) from its balance today:
 * **paydays** (:mod:`.income`): the payday model's dates, the payer's own paycheck amounts;
 * **bills** (:mod:`.bills`): the recurring streams (given, e.g. Pave's; else the service's own
   detector), each on its next charge days, when this account pays them;
+* **flows tied to payday** (:mod:`.payday_flows`): another app's advance a few days before
+  payday, collected the day the paycheck lands, at their lead before the projected paydays;
+* **flows on a rhythm** (:mod:`.rhythms`): deposits of other payers and transfers that come on
+  a rhythm of their own, on their days;
 * **everyday money** (:mod:`.spending`): a daily spending rate with a weekday pattern
   (without bills, transfers and one-off large purchases), and the other flows' net rate;
 * **uncertainty** (:mod:`.simulate`): a seeded Monte Carlo that draws spending days from the
@@ -29,7 +33,8 @@ from chalicelib.errors import ValidationError
 from chalicelib.insight import recurring
 from chalicelib.insight.forecast.accounts import AccountBalance, choose, parse_accounts
 from chalicelib.insight.forecast.bills import Bill, BillCharge, bill_of, project
-from chalicelib.insight.forecast.income import income, shifted
+from chalicelib.insight.forecast.income import income, payday_dates, shifted
+from chalicelib.insight.forecast.payday_flows import LEAD_DAYS, PaydayFlow, tied_to_payday
 from chalicelib.insight.forecast.rhythms import Rhythm, rhythms
 from chalicelib.insight.forecast.simulate import PATHS, simulate
 from chalicelib.insight.forecast.spending import DailyFlows, daily_flows
@@ -69,7 +74,7 @@ class Event:
     balance (a paycheck positive, a bill negative); everyday money has no date: it is a daily
     rate (``weekday_cents``: the spending rate of each weekday, Monday first)."""
 
-    kind: str  # payday, bill, everyday_spending, other_flows
+    kind: str  # payday, payday_deposit, payday_debit, bill, deposit, transfer, everyday_spending, other_flows
     source: str
     amount_cents: int
     date: date | None = None
@@ -252,10 +257,20 @@ def _forecast(
     projected = project(streams, settled, account_id, as_of, until)
     history_start = as_of - timedelta(days=history_days - 1)
     mine = [t for t in seen if t.account_id == account_id]
-    explained = pay.deposit_ids | projected.charge_ids
+    landed = {t.day for t in mine if t.txn_id in pay.deposit_ids}
+    tied = tied_to_payday(mine, landed, pay.deposit_ids | projected.charge_ids)
+    explained = pay.deposit_ids.union(projected.charge_ids, *(x.ids for x in tied))
     regular = rhythms(mine, as_of, explained)
     flows = daily_flows(mine, history_start, as_of, explained.union(*(r.ids for r in regular)))
-    charges = sorted([*projected.charges, *_rhythm_charges(regular, as_of, until)], key=lambda c: (c.day, c.bill.name))
+    on_payday = [x for x in tied if x.lead == 0]
+    charges = sorted(
+        [
+            *projected.charges,
+            *_rhythm_charges(regular, as_of, until),
+            *_led_charges([x for x in tied if x.lead], chain, as_of, until),
+        ],
+        key=lambda c: (c.day, c.bill.name),
+    )
     simulation = simulate(
         as_of=as_of,
         start=start,
@@ -264,18 +279,25 @@ def _forecast(
         flows=flows,
         bills=charges,
         paydays=pay.paydays,
+        on_payday=[x.amounts for x in on_payday],
         payday_confidence=pay.confidence,
         threshold=threshold_cents,
         seed=f"forecast:{as_of.isoformat()}:{account_id}:{start}:{threshold_cents}",
         paths=paths,
     )
-    path = _expected_path(as_of, start, days, flows, charges, pay.paydays)
+    path = _expected_path(as_of, start, days, flows, charges, pay.paydays, on_payday)
     end = as_of + timedelta(days=days)
     events = [
         *(
             Event("payday", chain.detection_used.value, p.amount, p.day, pay.payer, pay.cadence)
             for p in pay.paydays
             if p.day <= end and p.amount
+        ),
+        *(
+            Event(x.kind, RHYTHM_SOURCE, -round(x.expected), p.day, x.name, pay.cadence)
+            for p in pay.paydays
+            if p.day <= end
+            for x in on_payday
         ),
         *(_bill_event(c) for c in charges if c.day <= end),
         Event(
@@ -332,6 +354,22 @@ def _rhythm_charges(regular: Sequence[Rhythm], as_of: date, until: date) -> list
     return out
 
 
+def _led_charges(led: Sequence[PaydayFlow], chain: ChainResult, as_of: date, until: date) -> list[BillCharge]:
+    """Flows that lead payday as dated charges at their lead before each predicted payday (those
+    of paydays just after ``until`` too), one of their recent amounts drawn."""
+    if not led:
+        return []
+    paydays = payday_dates(chain, as_of, until + timedelta(days=LEAD_DAYS))
+    out = []
+    for flow in led:
+        days = [day for day in map(flow.day, paydays) if as_of < day <= until]
+        if days:
+            amount = round(flow.expected)
+            bill = Bill(flow.name, chain.cadence, amount, days[0], RHYTHM_SOURCE, kind=flow.kind)
+            out += [BillCharge(bill, day, amount, flow.amounts) for day in days]
+    return out
+
+
 def _expected_path(
     as_of: date,
     start: int,
@@ -339,13 +377,17 @@ def _expected_path(
     flows: DailyFlows,
     bills: Sequence[BillCharge],
     paydays: Sequence[Any],
+    on_payday: Sequence[PaydayFlow],
 ) -> list[DayBalance]:
-    """Day by day: everyday money at its rates, bills at their averages, paychecks on the predicted day."""
-    due: dict[date, int] = {}
+    """Day by day: everyday money at its rates, bills (and flows at their own days) at their
+    averages, paychecks on the predicted day with the flows on payday at their means."""
+    due: dict[date, float] = {}
     for charge in bills:
         due[charge.day] = due.get(charge.day, 0) - charge.amount
     for payday in paydays:
         due[payday.day] = due.get(payday.day, 0) + payday.amount
+        for flow in on_payday:
+            due[payday.day] -= flow.expected
     balance = float(start)
     out: list[DayBalance] = []
     for k in range(1, days + 1):

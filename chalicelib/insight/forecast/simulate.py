@@ -14,7 +14,10 @@ Each of ``PATHS`` simulated futures starts from today's balance and, day by day,
   day drawn from how its latest occurrences fell against its rule (one draw per occurrence and path);
 * each payday's paycheck, one of the payer's last six drawn at random, on the predicted day
   or a business day either side, with the payday model's probabilities (one draw per path:
-  a bank that posts a day late posts every paycheck a day late).
+  a bank that posts a day late posts every paycheck a day late);
+  each flow on payday (``on_payday``, :mod:`.payday_flows`) at one of its recent amounts, the
+  day the paycheck lands. A flow tied to payday that leads it (another app's advance) is one
+  of the bills, at one of its recent amounts.
 
 ``risk`` is the share of futures whose end-of-day balance goes below 0 (below the threshold)
 on some day from tomorrow to the next payday, that day included; the lowest balance's range
@@ -74,6 +77,7 @@ def simulate(
     bills: Sequence[BillCharge],
     paydays: Sequence[Payday],
     payday_confidence: float,
+    on_payday: Sequence[tuple[int, ...]] = (),
     threshold: int | None,
     seed: str,
     paths: int = PATHS,
@@ -111,6 +115,8 @@ def simulate(
             row[min(horizon - 1, max(0, k + rng.choice(offsets)))] -= rng.choice(amounts) if amounts else amount
         for payday, k in zip(paydays, landing[shift], strict=True):
             row[k] += rng.choice(payday.amounts) if payday.amounts else payday.amount
+            for amounts in on_payday:
+                row[k] -= rng.choice(amounts)
         balances = list(accumulate(row, initial=float(start)))
         end = landing[shift][0] + 2 if paydays else horizon + 1
         window_low = min(balances[1:end])

@@ -159,9 +159,10 @@ def forecast_chart(body: dict[str, Any]) -> list[str]:
         when = date.fromisoformat(day["date"]).strftime("%a %m-%d")
         lines.append(f"{when} {_signed(cents):>12} {left}|{right}{mark}")
     dated = sorted((e for e in body["events"] if e["date"] is not None), key=lambda e: (e["date"], e["kind"]))
+    width = max((len(e["kind"]) for e in dated), default=0)
     for event in dated:
         lines.append(
-            f"{event['date']}  {event['kind']:<9} {_signed(event['amount_cents']):>12}  {event['name'] or ''}"
+            f"{event['date']}  {event['kind']:<{width}} {_signed(event['amount_cents']):>12}  {event['name'] or ''}"
             f" ({event['source']})"
         )
     for event in body["events"]:

@@ -93,12 +93,13 @@ def tied_to_payday(txns: Sequence[Txn], paydays: Collection[date], excluded: Col
         for t in group:
             by_day[t.day] += t.amount
         recent = [payday for payday in landed if payday >= min(tied)][-PAYDAYS:]
+        tied_days = set(tied.values())
         found.append(
             PaydayFlow(
                 name=name.title(),
                 lead=lead,
                 amounts=tuple(by_day[tied[payday]] if payday in tied else 0 for payday in recent),
-                ids=frozenset(t.txn_id for t in group if t.day in tied.values()),
+                ids=frozenset(t.txn_id for t in group if t.day in tied_days),
             )
         )
     return found

@@ -155,7 +155,14 @@ def is_own_transfer(txn: Txn, paired: Container[str] = frozenset()) -> bool:
         return True
     if txn.pfc_detailed in _OWN_TRANSFER_PFC or txn.category[:2] in _OWN_TRANSFER_CATEGORY:
         return True
-    line = txn.name.upper()
+    return _own_transfer_line(txn.name)
+
+
+@lru_cache(maxsize=4096)
+def _own_transfer_line(name: str) -> bool:
+    """(A user's statement lines repeat, and the detector asks of each several times: each
+    line is read once.)"""
+    line = name.upper()
     return bool(_OWN_TRANSFER_LINE.search(line)) and not _P2P.search(line)
 
 
@@ -168,7 +175,12 @@ def is_card_payment(txn: Txn) -> bool:
         return False
     if txn.pfc_detailed == _CARD_PAYMENT_PFC or txn.category[:2] == ("Payment", "Credit Card"):
         return True
-    return bool(_CARD_PAYMENT_LINE.search(txn.name.upper()))
+    return _card_payment_line(txn.name)
+
+
+@lru_cache(maxsize=4096)
+def _card_payment_line(name: str) -> bool:
+    return bool(_CARD_PAYMENT_LINE.search(name.upper()))
 
 
 # ------------------------------------------------------------------------------ payee keys
@@ -230,11 +242,15 @@ def bank_prefixes(txns: Iterable[Txn]) -> frozenset[str]:
 def _line_words(txn: Txn, prefixes: Container[str]) -> list[str]:
     """The payee words of Plaid's merchant name, else of the line without the bank's prefix (a
     P2P payment's too: Plaid names the service, the line names whom it paid)."""
-    if txn.merchant_name:
-        words = payee_words(txn.merchant_name)
+    return _words_of(txn.merchant_name, txn.name, prefixes)
+
+
+def _words_of(merchant_name: str | None, name: str, prefixes: Container[str]) -> list[str]:
+    if merchant_name:
+        words = payee_words(merchant_name)
         if not words or words[0] not in _P2P_LEAD:
             return words
-    words = payee_words(txn.name)
+    words = payee_words(name)
     start = 0
     while start < len(words) - 1 and words[start] in prefixes:
         start += 1
@@ -248,9 +264,21 @@ def merchant_key(txn: Txn, prefixes: Container[str] = frozenset()) -> str:
     of Plaid's merchant name, else of the statement line after its noise (card prefixes, the
     bank's own ``prefixes``, processors such as Square or PayPal, ACH fields, store and
     reference numbers); a P2P payment is keyed by its recipient."""
-    words = _line_words(txn, prefixes)
+    if isinstance(prefixes, frozenset):
+        return _merchant_key(txn.merchant_name, txn.name, prefixes)
+    return _key_of(_line_words(txn, prefixes), txn.name)
+
+
+@lru_cache(maxsize=4096)
+def _merchant_key(merchant_name: str | None, name: str, prefixes: frozenset[str]) -> str:
+    """(The detector keys each charge several times, and a user's lines repeat: each line's
+    key is read once per set of the bank's prefixes.)"""
+    return _key_of(_words_of(merchant_name, name, prefixes), name)
+
+
+def _key_of(words: Sequence[str], name: str) -> str:
     if not words:
-        return txn.name.upper().strip()
+        return name.upper().strip()
     if words[0] in _P2P_LEAD:
         return " ".join([words[0], *_recipient(words)])
     return next((w for w in words if len(w) >= 3), words[0])
@@ -281,11 +309,10 @@ def payee_groups(txns: Iterable[Txn], prefixes: Container[str] = frozenset()) ->
             k = parent[k]
         return k
 
-    for i, a in enumerate(keys):
-        for b in keys[i + 1 :]:
-            if " " in a or " " in b:
-                continue  # P2P recipients are only ever themselves
-            short, long = sorted((a, b), key=len)
+    named = [k for k in keys if " " not in k]  # P2P recipients are only ever themselves
+    for i, a in enumerate(named):
+        for b in named[i + 1 :]:
+            short, long = (a, b) if len(a) <= len(b) else (b, a)
             if (len(short) >= 5 and long.startswith(short)) or a in words[b] or b in words[a]:
                 parent[root(b)] = root(a)
     merged: dict[str, list[Txn]] = defaultdict(list)

@@ -261,11 +261,12 @@ def detect_visible(txns: Sequence[Txn], as_of: date, *, account_id: str | None =
         prefixes=prefixes,
         debits_keep_weekends=_debits_keep_weekends(outflows),
     )
-    posting_clock = _posting_clock_keeps_calendar(groups)
-    for group in groups:
+    hits = [_clock_hits(group) for group in groups]
+    posting_clock = _posting_clock_keeps_calendar(hits)
+    for group, clocks in zip(groups, hits, strict=True):
         if account_id is not None and all(t.account_id != account_id for t in group):
             continue
-        on_clock = _on_the_calendar(group, posting_clock=posting_clock)
+        on_clock = _on_the_calendar(group, clocks, posting_clock=posting_clock)
         found.extend(_streams(sorted(on_clock, key=_charge_order), as_of, bank))
     return sorted(found, key=lambda s: (-_monthly_cost(s), s.merchant, s.next_date))
 
@@ -297,18 +298,26 @@ def _charge_order(txn: Txn) -> tuple[date, str]:
     return charge_day(txn), txn.txn_id
 
 
-def _on_the_calendar(group: Sequence[Txn], *, posting_clock: bool) -> Sequence[Txn]:
-    """The payee's charges on the clock that keeps the calendar: their authorization days, or
-    their posting days when those repeat more exactly (a merchant that bills on the 23rd, posts
-    on the 23rd and whose authorizations wander a day or two before it); when the payee's
-    charges cannot tell (a bill seen twice), the clock that keeps the user's other payees'
-    calendars (``posting_clock``: how the user's bank dates card charges). A stream's schedule,
-    and so its next date, are in that clock's days."""
+def _clock_hits(group: Sequence[Txn]) -> tuple[int, int] | None:
+    """How well each clock keeps the payee's calendar (:func:`_calendar_hits`, monthly), by
+    posting days and by authorization days, compared where both are known; None when no charge
+    was authorized on another day than it posted (the clocks agree)."""
     if not any(t.authorized_day and t.authorized_day != t.day for t in group):
+        return None
+    both = [t for t in group if t.authorized_day]
+    return _calendar_hits(both, _posting_day, monthly=True), _calendar_hits(both, charge_day, monthly=True)
+
+
+def _on_the_calendar(group: Sequence[Txn], clocks: tuple[int, int] | None, *, posting_clock: bool) -> Sequence[Txn]:
+    """The payee's charges on the clock that keeps the calendar: their authorization days, or
+    their posting days when those repeat more exactly (``clocks``, :func:`_clock_hits`: a
+    merchant that bills on the 23rd, posts on the 23rd and whose authorizations wander a day or
+    two before it); when the payee's charges cannot tell (a bill seen twice), the clock that
+    keeps the user's other payees' calendars (``posting_clock``: how the user's bank dates card
+    charges). A stream's schedule, and so its next date, are in that clock's days."""
+    if clocks is None:
         return group
-    both = [t for t in group if t.authorized_day]  # the clocks are compared where both are known
-    by_posting = _calendar_hits(both, _posting_day, monthly=True)
-    by_authorization = _calendar_hits(both, charge_day, monthly=True)
+    by_posting, by_authorization = clocks
     if by_posting > by_authorization or (by_posting == by_authorization and posting_clock):
         return [t.posted_as_charged() for t in group]
     return group
@@ -318,17 +327,13 @@ def _posting_day(txn: Txn) -> date:
     return txn.day
 
 
-def _posting_clock_keeps_calendar(groups: Iterable[Sequence[Txn]]) -> bool:
-    """Whether, over all the user's payees, posting days fall on the same day of the next month
-    at the same amount more often than authorization days (monthly bills: everyday spending's
-    weekly rhythms say nothing about how a bank dates a bill)."""
-    both = [
-        [t for t in g if t.authorized_day]
-        for g in groups
-        if any(t.authorized_day and t.authorized_day != t.day for t in g)
-    ]
-    by_posting = sum(_calendar_hits(g, _posting_day, monthly=True) for g in both)
-    return by_posting > sum(_calendar_hits(g, charge_day, monthly=True) for g in both)
+def _posting_clock_keeps_calendar(hits: Iterable[tuple[int, int] | None]) -> bool:
+    """Whether, over all the user's payees (``hits``: each one's :func:`_clock_hits`), posting
+    days fall on the same day of the next month at the same amount more often than
+    authorization days (monthly bills: everyday spending's weekly rhythms say nothing about how
+    a bank dates a bill)."""
+    known = [h for h in hits if h is not None]
+    return sum(p for p, _ in known) > sum(a for _, a in known)
 
 
 def _calendar_hits(txns: Sequence[Txn], day_of: Callable[[Txn], date], *, monthly: bool = False) -> int:
@@ -359,7 +364,7 @@ def _same_level(a: int, b: int) -> bool:
     return abs(a - b) <= max(LEVEL_TOLERANCE * max(a, b), LEVEL_TOLERANCE_CENTS)
 
 
-def _levels(group: Sequence[Txn]) -> list[list[Txn]]:
+def _levels(group: Sequence[Txn]) -> list[tuple[Txn, ...]]:
     """Charges grouped by amount level (each within tolerance of the level's median)."""
     levels: list[list[Txn]] = []
     for txn in sorted(group, key=lambda t: t.amount):
@@ -368,7 +373,7 @@ def _levels(group: Sequence[Txn]) -> list[list[Txn]]:
             levels[-1].append(txn)
         else:
             levels.append([txn])
-    return [sorted(level, key=_charge_order) for level in levels]
+    return [tuple(sorted(level, key=_charge_order)) for level in levels]
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,9 +382,9 @@ class _Candidate:
     segments: tuple[tuple[Txn, ...], ...]  # amount levels in time order; () = the amount varies
 
 
-def _candidates(group: Sequence[Txn]) -> list[_Candidate]:
-    """Amount levels, pairs of levels one after the other (price changes), the whole group."""
-    all_levels = [tuple(level) for level in _levels(group)]
+def _candidates(group: Sequence[Txn], all_levels: Sequence[tuple[Txn, ...]]) -> list[_Candidate]:
+    """Amount levels, pairs of levels one after the other (price changes), the whole group;
+    ``all_levels`` are the group's (:func:`_levels`)."""
     levels = [level for level in all_levels if len({charge_day(t) for t in level}) >= 2]
     singles = [level[0] for level in all_levels if len(level) == 1]
     out = [_Candidate(level, (level,)) for level in levels]
@@ -606,7 +611,7 @@ def _match(
     Scheduled days before the first match do not count (the stream had not started)."""
     stop_after = STOP_AFTER_DAYS[schedule.cadence] + (CARD_STOP_EXTRA_DAYS if card else 0)
     first = min(charge_day(t) for t in candidate.txns) - timedelta(days=EARLIEST_SCHEDULED_DAYS)
-    free = list(candidate.txns)
+    free = [(charge_day(t).toordinal(), t) for t in candidate.txns]
     # A card charge known only by its posting day is placed within its posting lag; when the
     # bank reports no authorization day for any of them, the posting days are the clock.
     posting_clock = not card or not any(t.authorized_day for t in candidate.txns)
@@ -617,13 +622,13 @@ def _match(
     overdue: date | None = None
     waiting: date | None = None
     for day in schedule.dates(first, as_of):
-        best = _nearest(free, day, *_window(day))
-        if best is not None:
-            free.remove(best)
+        index = _nearest(free, day.toordinal(), *_window(day))
+        if index >= 0:
+            charged, best = free.pop(index)
             matched.append(best)
             if best.authorized_day or posting_clock:
                 dated += 1
-                offset = (charge_day(best) - day).days
+                offset = charged - day.toordinal()
                 if offset and abs(offset) <= TOLERANCE_DAYS and identical.get(best.txn_id):
                     jittered += 1  # on schedule: the authorization or the debit a day or two off
                 else:
@@ -679,16 +684,17 @@ def _still_on_time(day: date, as_of: date) -> bool:
     return (as_of - day).days < _window(day)[0] and (day < as_of or not is_business_day(day))
 
 
-def _nearest(free: Sequence[Txn], day: date, late: int, posted_by: int) -> Txn | None:
-    best: Txn | None = None
-    best_distance = 99
-    for txn in free:
-        offset = (charge_day(txn) - day).days
+def _nearest(free: Sequence[tuple[int, Txn]], day: int, late: int, posted_by: int) -> int:
+    """The index in ``free`` (charges with their charge days' ordinals) of the charge nearest
+    the scheduled ordinal ``day`` within its window (see :func:`_match`); -1 when none is."""
+    best, best_distance = -1, 99
+    for index, (charged, txn) in enumerate(free):
+        offset = charged - day
         on_time = -TOLERANCE_DAYS <= offset <= late
         if not on_time and (txn.authorized_day or not 0 <= offset <= posted_by):
             continue
         if abs(offset) < best_distance:
-            best, best_distance = txn, abs(offset)
+            best, best_distance = index, abs(offset)
     return best
 
 
@@ -829,8 +835,9 @@ def _streams(group: Sequence[Txn], as_of: date, bank: _Bank) -> list[RecurringEx
         return []
     judged: list[_Evidence] = []
     fitted: dict[tuple[Txn, ...], list[Schedule]] = {}
-    repeated = frozenset(t.txn_id for level in _levels(group) if len({charge_day(t) for t in level}) > 1 for t in level)
-    for candidate in _candidates(group):
+    levels = _levels(group)
+    repeated = frozenset(t.txn_id for level in levels if len({charge_day(t) for t in level}) > 1 for t in level)
+    for candidate in _candidates(group, levels):
         if not _worth_fitting(candidate, group, repeated):
             continue
         card = _card_like(candidate.txns, bank.authorized_apart)

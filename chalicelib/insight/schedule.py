@@ -144,12 +144,17 @@ def _days_in_month(year: int, month: int) -> int:
     return 30 if month in (4, 6, 9, 11) else 31
 
 
-def _months(lo: int, hi: int) -> Iterable[tuple[int, int]]:
+@lru_cache(maxsize=1024)
+def _months(lo: int, hi: int) -> tuple[tuple[int, int], ...]:
+    """The (year, month) pairs from ``lo``'s month to ``hi``'s (cached: a fit scores every
+    schedule over one window)."""
     first, last = date.fromordinal(lo), date.fromordinal(hi)
     year, month = first.year, first.month
+    out = []
     while (year, month) <= (last.year, last.month):
-        yield year, month
+        out.append((year, month))
         year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return tuple(out)
 
 
 @lru_cache(maxsize=4096)
@@ -265,6 +270,9 @@ class Schedule:
         if cadence in _PERIOD_WEEKS:
             period, phase = _PERIOD_WEEKS[cadence], self.phase or 0
             return list(range(lo + (phase - lo) % period, hi + 1, period))
+        if cadence is Cadence.MONTHLY and self.nth is None:  # (the commonest rule, inline)
+            days = self.days
+            return [o for y, m in _months(lo, hi) for d in days if lo <= (o := _day_ordinal(y, m, d)) <= hi]
         out: list[int] = []
         for year, month in _months(lo, hi):
             out.extend(self._in_month(year, month))

@@ -69,6 +69,11 @@ class Txn:
 
 
 def _day(value: Any, field: str, txn_id: str) -> date | None:
+    if type(value) is str and len(value) == 10:  # the usual "YYYY-MM-DD"
+        try:
+            return _iso_day(value)
+        except ValueError:
+            pass
     if value is None or value == "":
         return None
     if isinstance(value, date):
@@ -81,34 +86,46 @@ def _day(value: Any, field: str, txn_id: str) -> date | None:
     raise InvalidTransactionError(f"transaction {txn_id}: {field} is not a YYYY-MM-DD date: {value!r}")
 
 
+#: A transaction without a personal finance category.
+_NO_PFC: Mapping[str, Any] = {}
+
+
+@lru_cache(maxsize=4096)
+def _iso_day(text: str) -> date:
+    """(A user's transactions fall on a few hundred days: each is read once.)"""
+    return date.fromisoformat(text)
+
+
 def parse(raw: Mapping[str, Any]) -> Txn:
     """One API-shaped transaction dict as a :class:`Txn` (see the module docstring)."""
-    txn_id = raw.get("txn_id")
+    get = raw.get
+    txn_id = get("txn_id")
     if not isinstance(txn_id, str) or not txn_id:
         raise InvalidTransactionError(f"transaction without a txn_id: {raw!r}")
-    amount = raw.get("amount")
-    if isinstance(amount, bool) or not isinstance(amount, int):
+    amount = get("amount")
+    if type(amount) is not int and (isinstance(amount, bool) or not isinstance(amount, int)):
         raise InvalidTransactionError(f"transaction {txn_id}: amount must be integer cents, got {amount!r}")
-    day = _day(raw.get("date"), "date", txn_id)
+    day = _day(get("date"), "date", txn_id)
     if day is None:
         raise InvalidTransactionError(f"transaction {txn_id}: date is required")
-    pfc = raw.get("personal_finance_category") or {}
+    pfc = get("personal_finance_category") or _NO_PFC
     if not isinstance(pfc, Mapping):
         raise InvalidTransactionError(f"transaction {txn_id}: personal_finance_category must be an object")
-    category = raw.get("category") or ()
+    category = get("category")
+    # (positional: a model parses every row it reads, and keywords cost a third more here)
     return Txn(
-        txn_id=txn_id,
-        account_id=str(raw.get("account_id") or ""),
-        amount=amount,
-        day=day,
-        authorized_day=_day(raw.get("authorized_date"), "authorized_date", txn_id),
-        name=str(raw.get("name") or ""),
-        merchant_name=raw.get("merchant_name") or None,
-        pfc_primary=pfc.get("primary") or None,
-        pfc_detailed=pfc.get("detailed") or None,
-        category=tuple(str(c) for c in category),
-        pending=bool(raw.get("pending", False)),
-        iso_currency_code=raw.get("iso_currency_code") or None,
+        txn_id,
+        str(get("account_id") or ""),
+        amount,
+        day,
+        _day(get("authorized_date"), "authorized_date", txn_id),
+        str(get("name") or ""),
+        get("merchant_name") or None,
+        pfc.get("primary") or None,
+        pfc.get("detailed") or None,
+        tuple(map(str, category)) if category else (),
+        bool(get("pending", False)),
+        get("iso_currency_code") or None,
     )
 
 

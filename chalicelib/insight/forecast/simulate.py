@@ -103,12 +103,15 @@ def simulate(
     landing = {s: [min(horizon - 1, max(0, _index(as_of, shifted(p.day, s)))) for p in paydays] for s in moves}
     residuals = flows.residuals or (0.0,)
     rate_error = rate_standard_error(residuals)
+    # ``rng.choices(residuals, k=horizon)``, inline: the same draws, without a call per future.
+    draw, floor, count, days_ahead = rng.random, math.floor, float(len(residuals)), range(horizon)
     below_zero = below_threshold = 0
     lowest: list[float] = []
     for shift in rng.choices(moves, weights, k=paths):
         # Money out: the day's residual, and this future's error in the rates (one per future).
         error = rng.gauss(0.0, rate_error) if rate_error else 0.0
-        row = list(map(sub, map(sub, base, rng.choices(residuals, k=horizon)), repeat(error, horizon)))
+        drawn = [residuals[floor(draw() * count)] for _ in days_ahead]
+        row = list(map(sub, map(sub, base, drawn), repeat(error, horizon)))
         for k, mean, amounts in varying:
             row[k] += mean - rng.choice(amounts)
         for k, amount, amounts, offsets in moving:

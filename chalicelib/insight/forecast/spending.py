@@ -31,6 +31,7 @@ from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 
 from chalicelib.insight.transactions import Txn, stream_key
 
@@ -81,7 +82,14 @@ def is_transfer(txn: Txn) -> bool:
         return True
     if txn.category[:1] == ("Transfer",) or txn.category[:2] == ("Payment", "Credit Card"):
         return True
-    line = txn.name.upper()
+    return _transfer_line(txn.name)
+
+
+@lru_cache(maxsize=4096)
+def _transfer_line(name: str) -> bool:
+    """(A user's statement lines repeat, and the forecast asks of each more than once: each
+    line is read once.)"""
+    line = name.upper()
     return any(word in line for word in _TRANSFER_WORDS)
 
 

@@ -447,9 +447,11 @@ _GAP_RANGES: dict[Cadence, tuple[float, float]] = {
 def plausible_cadences(days: Sequence[date]) -> set[Cadence]:
     """The cadences the gaps between distinct ``days`` support (the fit's pre-filter): a
     typical gap in a cadence's range, or twice its range (one occurrence missed in between).
-    The typical gaps are the median and the shortest, and in a short series every gap and
-    every gap over one date (an extra deposit or a missed one distorts the median of a few
-    dates; an extra one in between hides the true gap)."""
+    The typical gaps are the median, the shortest and the upper quartile (extra deposits
+    split the gaps they fall in: two extras among eight monthly deposits make the median gap
+    three weeks), and in a short series every gap and every gap over one date (an extra
+    deposit or a missed one distorts the median of a few dates; an extra one in between hides
+    the true gap)."""
     ordinals = sorted({d.toordinal() for d in days})
     if len(ordinals) < 2:
         return set()
@@ -458,7 +460,7 @@ def plausible_cadences(days: Sequence[date]) -> set[Cadence]:
     if len(gaps) < 6:
         typical = set(gaps) | {c - a for a, c in zip(ordinals, ordinals[2:], strict=False)}
     else:
-        typical = {statistics.median(gaps), min(gaps)}
+        typical = {statistics.median(gaps), min(gaps), sorted(gaps)[3 * len(gaps) // 4]}
     return {
         cadence
         for cadence, (low, high) in _GAP_RANGES.items()

@@ -226,3 +226,21 @@ def test_a_pension_uncategorised_is_read_from_two_deposits() -> None:
     result = predict(with_spending(as_of, rows, 60), as_of)
     # THEN its next 1st
     assert (result.next_payday, result.cadence) == (d("2024-08-01"), "MONTHLY"), result.chosen
+
+
+def test_a_monthly_payroll_with_off_cycle_deposits_among_six_months_of_paydays_is_monthly() -> None:
+    # GIVEN monthly pay on the 24th (paid the business day before) from August to January, a
+    # bonus paid with August's, and two off-cycle deposits (a correction, an expense refund)
+    # that split two months' gaps: the median gap between deposits is three weeks
+    as_of = d("2024-01-24")
+    paid = Schedule.monthly(24).dates(d("2023-08-01"), as_of)
+    rows = [
+        *paychecks(paid[1:], 514_000, employer="PAYCHEX INC"),
+        *paychecks(paid[:1], 1_529_500, employer="PAYCHEX INC"),
+        *paychecks([d("2023-10-02")], 909_200, employer="PAYCHEX INC"),
+        *paychecks([d("2023-11-30")], 528_000, employer="PAYCHEX INC"),
+    ]
+    # WHEN predicted from 180 days
+    result = predict(with_spending(as_of, rows, 180), as_of)
+    # THEN the 24th goes on: Friday 23 February (the 24th is a Saturday)
+    assert (result.next_payday, result.cadence) == (d("2024-02-23"), "MONTHLY"), result.chosen

@@ -252,6 +252,10 @@ def test_plausible_cadences_filter_by_the_median_gap() -> None:
     # AND a short series with an extra date in between (a bonus) keeps the gap around it
     assert Cadence.MONTHLY in plausible_cadences([d("2024-11-01"), d("2024-11-12"), d("2024-11-29")])
     assert plausible_cadences([d("2026-01-02"), d("2026-01-03"), d("2026-01-04")]) == set()
+    # AND a long monthly series with two extra dates, whose median gap is three weeks, stays monthly
+    months = ["2023-08-24", "2023-09-22", "2023-10-24", "2023-11-24", "2023-12-22", "2024-01-24"]
+    extras = ["2023-10-02", "2023-11-30"]
+    assert Cadence.MONTHLY in plausible_cadences([d(day) for day in sorted(months + extras)])
 
 
 def test_fewer_than_two_days_fit_nothing_and_future_days_are_ignored() -> None:

@@ -500,8 +500,9 @@ def _forecast(doc: Doc) -> None:
         "(computed from the bytes each request evaluated):",
         table(("table / index", "read units"), rows),
         f"CPU per call, median of {calls} calls timed apart from the charged ones: {num(cpu_ms)} ms on the "
-        "thread that handles it, each call after a garbage collection of the harness's own objects (the "
-        "event runtime's threads and the local AWS, a process of its own, not counted; a fixed Python loop, "
+        "thread that handles it, each call after a garbage collection of the harness's own objects and with "
+        "the models' caches of users' statement lines emptied, as for a user's first call in a warm container "
+        "(the event runtime's threads and the local AWS, a process of its own, not counted; a fixed Python loop, "
         f"one million squares summed, took {_yardstick(m.facts)} ms just before and after the calls: "
         "every CPU figure here scales with it). Of it, on the same "
         f"{m.facts.get('forecast_transactions', 0)} transactions: reading them (the items and one GSI1 Query of "

@@ -180,6 +180,7 @@ def is_card_payment(txn: Txn) -> bool:
 
 @lru_cache(maxsize=4096)
 def _card_payment_line(name: str) -> bool:
+    """(Read once per line, as :func:`_own_transfer_line`.)"""
     return bool(_CARD_PAYMENT_LINE.search(name.upper()))
 
 
@@ -246,6 +247,7 @@ def _line_words(txn: Txn, prefixes: Container[str]) -> list[str]:
 
 
 def _words_of(merchant_name: str | None, name: str, prefixes: Container[str]) -> list[str]:
+    """:func:`_line_words` of a merchant name and a statement line (the cached key reads them)."""
     if merchant_name:
         words = payee_words(merchant_name)
         if not words or words[0] not in _P2P_LEAD:

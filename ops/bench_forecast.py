@@ -298,9 +298,9 @@ class Figures:
         return all(abs(p - o) <= CALIBRATION_POINTS for _, _, n, p, o, _, _ in self.deciles if n)
 
     @property
-    def consistent(self) -> bool:
-        """Every decile's mean risk is inside the 95% interval of its observed rate."""
-        return all(lo <= p <= hi for _, _, n, p, _, lo, hi in self.deciles if n)
+    def outside(self) -> list[str]:
+        """The deciles whose mean risk is outside the 95% interval of their observed rate."""
+        return [f"[{low:.1f}, {high:.1f})" for low, high, n, p, _, lo, hi in self.deciles if n and not lo <= p <= hi]
 
     @property
     def meets(self) -> dict[str, bool]:
@@ -482,8 +482,11 @@ def report(title: str, result: Result) -> Figures:
                 f"     [{low:.1f}, {high:.1f}) {n:5d}   {_pct(mean)}    {_pct(observed)} ({_pct(lo)}-{_pct(hi)})"
                 f"  {difference:+6.1f}{flag}"
             )
-    inside = "inside" if found.consistent else "NOT inside"
-    print(f"     every decile's mean risk {inside} its observed rate's 95% interval")
+    outside, shown = found.outside, sum(1 for row in found.deciles if row[2])
+    print(
+        f"     deciles whose mean risk is inside their observed rate's 95% interval: {shown - len(outside)} of {shown}"
+        + (f" (outside: {', '.join(outside)})" if outside else "")
+    )
     print("   goals: " + "; ".join(f"{goal} {'met' if ok else 'NOT met'}" for goal, ok in found.meets.items()))
     predicting, detecting, own = (
         1000 * statistics.median(x) for x in (result.predict_seconds, result.detect_seconds, result.forecast_seconds)

@@ -39,6 +39,31 @@ def test_parse_reads_the_api_shape() -> None:
     )
 
 
+def test_parse_puts_every_field_in_its_place() -> None:
+    # GIVEN a transaction whose every field holds a value of its own
+    raw = txn(
+        authorized_date="2026-11-12",
+        merchant_name="Acme",
+        personal_finance_category={"primary": "INCOME", "detailed": "INCOME_SALARY"},
+        pending=True,
+    )
+    # WHEN parsed THEN each lands in its own field
+    assert dataclasses.astuple(parse(raw)) == (
+        "t1",
+        "a1",
+        -150000,
+        date(2026, 11, 13),
+        date(2026, 11, 12),
+        "ACME CORP PAYROLL PPD ID: 123456789",
+        "Acme",
+        "INCOME",
+        "INCOME_SALARY",
+        ("Transfer", "Payroll"),
+        True,
+        "USD",
+    )
+
+
 @pytest.mark.parametrize(
     "bad", [{"amount": 1500.0}, {"amount": True}, {"date": "13/11/2026"}, {"date": None}, {"txn_id": ""}]
 )

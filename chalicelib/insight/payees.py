@@ -261,24 +261,19 @@ def _words_of(merchant_name: str | None, name: str, prefixes: Container[str]) ->
     return words[start:]
 
 
-def merchant_key(txn: Txn, prefixes: Container[str] = frozenset()) -> str:
+def merchant_key(txn: Txn, prefixes: frozenset[str] = frozenset()) -> str:
     """The payee a charge belongs to, stable across the ways banks print it: the first word
     of Plaid's merchant name, else of the statement line after its noise (card prefixes, the
     bank's own ``prefixes``, processors such as Square or PayPal, ACH fields, store and
     reference numbers); a P2P payment is keyed by its recipient."""
-    if isinstance(prefixes, frozenset):
-        return _merchant_key(txn.merchant_name, txn.name, prefixes)
-    return _key_of(_line_words(txn, prefixes), txn.name)
+    return _merchant_key(txn.merchant_name, txn.name, prefixes)
 
 
 @lru_cache(maxsize=4096)
 def _merchant_key(merchant_name: str | None, name: str, prefixes: frozenset[str]) -> str:
     """(The detector keys each charge several times, and a user's lines repeat: each line's
     key is read once per set of the bank's prefixes.)"""
-    return _key_of(_words_of(merchant_name, name, prefixes), name)
-
-
-def _key_of(words: Sequence[str], name: str) -> str:
+    words = _words_of(merchant_name, name, prefixes)
     if not words:
         return name.upper().strip()
     if words[0] in _P2P_LEAD:
@@ -286,13 +281,13 @@ def _key_of(words: Sequence[str], name: str) -> str:
     return next((w for w in words if len(w) >= 3), words[0])
 
 
-def unnamed_p2p(txn: Txn, prefixes: Container[str] = frozenset()) -> bool:
+def unnamed_p2p(txn: Txn, prefixes: frozenset[str] = frozenset()) -> bool:
     """A P2P payment whose line does not name whom it paid ("VENMO PAYMENT 1023"): its payee
     is unknown, so two of them a month apart prove nothing."""
     return merchant_key(txn, prefixes) in _P2P_LEAD
 
 
-def payee_groups(txns: Iterable[Txn], prefixes: Container[str] = frozenset()) -> list[list[Txn]]:
+def payee_groups(txns: Iterable[Txn], prefixes: frozenset[str] = frozenset()) -> list[list[Txn]]:
     """``txns`` grouped by payee, across the user's accounts (a habit paid with two cards is
     as dense as it really is; a subscription moved to another card stays one stream).
 

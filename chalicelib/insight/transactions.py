@@ -69,18 +69,13 @@ class Txn:
 
 
 def _day(value: Any, field: str, txn_id: str) -> date | None:
-    if type(value) is str and len(value) == 10:  # the usual "YYYY-MM-DD"
-        try:
-            return _iso_day(value)
-        except ValueError:
-            pass
     if value is None or value == "":
         return None
     if isinstance(value, date):
         return value
     if isinstance(value, str):
         try:
-            return date.fromisoformat(value[:10])
+            return _iso_day(value[:10])
         except ValueError:
             pass
     raise InvalidTransactionError(f"transaction {txn_id}: {field} is not a YYYY-MM-DD date: {value!r}")
@@ -103,7 +98,7 @@ def parse(raw: Mapping[str, Any]) -> Txn:
     if not isinstance(txn_id, str) or not txn_id:
         raise InvalidTransactionError(f"transaction without a txn_id: {raw!r}")
     amount = get("amount")
-    if type(amount) is not int and (isinstance(amount, bool) or not isinstance(amount, int)):
+    if isinstance(amount, bool) or not isinstance(amount, int):
         raise InvalidTransactionError(f"transaction {txn_id}: amount must be integer cents, got {amount!r}")
     day = _day(get("date"), "date", txn_id)
     if day is None:

@@ -546,7 +546,7 @@ def _pair_votes(day_votes: dict[tuple[Schedule, _Variant], set[int]]) -> dict[tu
     return votes
 
 
-def _match(expected: Sequence[int], observed: Sequence[int], tolerance: int) -> list[int]:
+def _match(expected: Sequence[float], observed: Sequence[float], tolerance: int) -> list[int]:
     """For each expected ordinal the index of its observation (-1: none), one to one, each
     expected date taking the nearest unused observation within ``tolerance``."""
     used: set[int] = set()
@@ -555,7 +555,7 @@ def _match(expected: Sequence[int], observed: Sequence[int], tolerance: int) -> 
     for e in expected:
         while start < count and observed[start] < e - tolerance:
             start += 1
-        best, best_distance = -1, tolerance + 1
+        best, best_distance = -1, float(tolerance + 1)
         k = start
         while k < count and observed[k] <= e + tolerance:
             distance = abs(observed[k] - e)
@@ -566,6 +566,35 @@ def _match(expected: Sequence[int], observed: Sequence[int], tolerance: int) -> 
             used.add(best)
         out.append(best)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Clock:
+    """Business days counted over a fit's window: :meth:`at` gives each ordinal's count of
+    business days up to it (a day the bank is closed half a day after the business day before it), so that a
+    deposit a business day late is one day off whatever weekend lies between (a Friday payday
+    posted on Monday), and the matching tolerance counts business days. (An expected date not
+    seen yet is still pending for ``tolerance`` calendar days: a feed's lag, not a payer's.)"""
+
+    lo: int
+    index: tuple[float, ...]
+
+    @classmethod
+    def over(cls, lo: int, hi: int) -> _Clock:
+        _load_span(lo, hi)
+        index: list[float] = []
+        count = 0
+        for o in range(lo, hi + 1):
+            if _is_business(o):
+                count += 1
+                index.append(count)
+            else:
+                index.append(count + 0.5)
+        return cls(lo, tuple(index))
+
+    def at(self, ordinals: Sequence[int]) -> list[float]:
+        index, lo = self.index, self.lo
+        return [index[o - lo] for o in ordinals]
 
 
 @dataclass(slots=True)
@@ -581,17 +610,26 @@ class _Scored:
 
 
 def _score(
-    schedule: Schedule, expected: list[int], observed: Sequence[int], hi: int, tolerance: int, prior: float
+    schedule: Schedule,
+    expected: list[int],
+    observed: Sequence[int],
+    hi: int,
+    tolerance: int,
+    prior: float,
+    expected_at: Sequence[float],
+    observed_at: Sequence[float],
 ) -> _Scored | None:
-    match = _match(expected, observed, tolerance)
-    counted = [(e, m) for e, m in zip(expected, match, strict=True) if m >= 0 or e <= hi - tolerance]
-    matched = [(e, m) for e, m in counted if m >= 0]
+    """``expected_at`` and ``observed_at``: the ordinals where distances are measured (the
+    ordinals themselves, or their business days)."""
+    match = _match(expected_at, observed_at, tolerance)
+    counted = [(i, m) for i, (e, m) in enumerate(zip(expected, match, strict=True)) if m >= 0 or e <= hi - tolerance]
+    matched = [(i, m) for i, m in counted if m >= 0]
     if not matched:
         return None
     precision = len(matched) / len(observed)
     recall = len(matched) / len(counted)
     f1 = 2 * precision * recall / (precision + recall)
-    residual = sum(abs(observed[m] - e) for e, m in matched) / len(matched)
+    residual = sum(abs(observed_at[m] - expected_at[i]) for i, m in matched) / len(matched)
     score = f1 - RESIDUAL_WEIGHT * residual - prior
     return _Scored(schedule, score, f1, precision, recall, residual, expected, match)
 
@@ -670,6 +708,7 @@ def fit(
     prior: Prior | None = None,
     keep: int = 16,
     limit: int = 5,
+    business: bool = False,
 ) -> list[Fit]:
     """The schedules that best explain ``days`` (distinct dates the payment posted), best first.
 
@@ -679,7 +718,8 @@ def fit(
     :func:`plausible_cadences`; ``rolls`` x ``shifts`` are the posting variants; per cadence
     the ``keep`` rule and variant pairs that explain the most observations exactly are scored.
     A roll other than ``default_roll`` costs 0.004, each business day of shift 0.001, and
-    ``prior`` (if given) adds its own penalty.
+    ``prior`` (if given) adds its own penalty. ``business``: a date's distance from an expected
+    one, and ``tolerance``, count business days (a Friday's deposit posted Monday is a day late).
     Fewer than two distinct days fit nothing.
     """
     observed, lo, hi = _window(days, end, start, tolerance)
@@ -697,11 +737,17 @@ def fit(
         for cadence in sorted(chosen)
         for schedule, cost in _candidates(cadence, observed, variants, keep, penalty)
     )
-    return _ranked(candidates, observed, lo, hi, tolerance, limit)
+    return _ranked(candidates, observed, lo, hi, tolerance, limit, business=business)
 
 
 def fit_schedules(
-    days: Iterable[date], schedules: Iterable[Schedule], *, end: date, start: date | None = None, tolerance: int = 2
+    days: Iterable[date],
+    schedules: Iterable[Schedule],
+    *,
+    end: date,
+    start: date | None = None,
+    tolerance: int = 2,
+    business: bool = False,
 ) -> list[Fit]:
     """How well each of ``schedules`` explains ``days``, best first (as :func:`fit` scores them,
     without a prior): for a payer whose schedule is published, so that even one observation
@@ -709,7 +755,7 @@ def fit_schedules(
     observed, lo, hi = _window(days, end, start, tolerance)
     if not observed:
         return []
-    return _ranked(((schedule, 0.0) for schedule in schedules), observed, lo, hi, tolerance)
+    return _ranked(((schedule, 0.0) for schedule in schedules), observed, lo, hi, tolerance, business=business)
 
 
 def _window(days: Iterable[date], end: date, start: date | None, tolerance: int) -> tuple[list[int], int, int]:
@@ -730,15 +776,21 @@ def _ranked(
     hi: int,
     tolerance: int,
     limit: int | None = None,
+    *,
+    business: bool = False,
 ) -> list[Fit]:
     """The best ``limit`` (default all) of the candidate schedules (each with its cost), scored
-    against ``observed`` over ``lo..hi``, best first."""
+    against ``observed`` over ``lo..hi``, best first; ``business``: distances and the tolerance
+    in business days (:class:`_Clock`)."""
     _load_span(lo - 20, hi + 400)
+    clock = _Clock.over(lo, hi) if business else None
+    observed_at = clock.at(observed) if clock is not None else observed
     scored: list[_Scored] = []
     for schedule, cost in candidates:
         nominal = schedule._nominal(lo - _NOMINAL_BEFORE - 3, hi + 10)
         expected = _posting(nominal, schedule.roll, schedule.shift, lo, hi)
-        result = _score(schedule, expected, observed, hi, tolerance, cost)
+        expected_at = clock.at(expected) if clock is not None else expected
+        result = _score(schedule, expected, observed, hi, tolerance, cost, expected_at, observed_at)
         if result is not None:
             scored.append(result)
     scored.sort(key=lambda s: (-round(s.score, 9), _order(s.schedule)))

@@ -9,7 +9,10 @@
 - A pension's words are income evidence: two deposits on its 1st give its next one.
 - A payroll with a bonus and an off-cycle deposit, at a bank that posts early now and then, is
   not gig work.
-- Gig payouts, however regular, give no payday.
+- A paycheck posted a business day or two late, over a weekend, is a late paycheck, not a
+  missed one and an extra.
+- Gig payouts, however regular, give no payday; nor does a platform's weekly batch that lands
+  one to three business days after its day, at amounts that vary by a factor of two.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from typing import Any
 import pytest
 
 from chalicelib.insight.payday import predict
-from chalicelib.insight.schedule import LAST_DAY, Schedule
-from tests.insight.builders import d, paychecks, spending, txn
+from chalicelib.insight.schedule import LAST_DAY, Schedule, shift_business_days
+from tests.insight.builders import d, paycheck, paychecks, spending, txn
 
 
 def with_spending(as_of: date, rows: list[dict[str, Any]], days: int) -> list[dict[str, Any]]:
@@ -173,6 +176,59 @@ def test_gig_payouts_give_no_payday(payouts: list[dict[str, Any]]) -> None:
     as_of = d("2026-09-28")
     result = predict(with_spending(as_of, payouts, 120), as_of)
     assert (result.next_payday, result.cadence) == (None, "NONE"), result.chosen
+
+
+def test_a_weekly_batch_landing_a_business_day_or_more_late_gives_no_payday() -> None:
+    # GIVEN a delivery platform's batch for each Thursday since October, landing a business day
+    # after it or later (two in three on the Friday, the rest on the Monday or the Tuesday), at
+    # $150 to $550 (most within half of their median), under a name that is no known platform's,
+    # labelled as wages by a v1 feed
+    as_of = d("2027-02-24")
+    thursdays = Schedule.weekly(3).dates(d("2026-10-01"), as_of - timedelta(days=6))
+    late = (1, 1, 2, 1, 1, 3)  # business days after the Thursday, in turn
+    amounts = (15_900, 29_000, 55_000, 30_400, 19_600, 15_300, 35_600, 36_300, 30_200, 19_100)
+    rows = [
+        txn(
+            shift_business_days(thursday, late[n % len(late)]),
+            -amounts[n % len(amounts)],
+            "ROUTEWISE INC TRANSFER",
+            personal_finance_category={"primary": "INCOME", "detailed": "INCOME_WAGES"},
+        )
+        for n, thursday in enumerate(thursdays)
+    ]
+    # WHEN predicted
+    result = predict(with_spending(as_of, rows, 150), as_of)
+    # THEN no date: its lateness is the batch's, and its amounts are not a payroll's
+    assert (result.next_payday, result.cadence) == (None, "NONE"), result.chosen
+
+
+def test_hourly_pay_that_varies_by_a_fifth_posted_early_now_and_then_is_a_payroll() -> None:
+    # GIVEN every other Friday since June, hours that vary the paycheck from $800 to $1,210,
+    # and a bank that posted three of the ten a business day early
+    as_of = d("2026-10-20")
+    fridays = Schedule.biweekly(d("2026-06-05")).dates(d("2026-06-01"), as_of)
+    amounts = (96_000, 118_000, 84_000, 105_000, 121_000, 90_000, 110_000, 80_000, 101_000, 93_000)
+    early = {1, 4, 7}
+    rows = [
+        paycheck(shift_business_days(friday, -1) if n in early else friday, amounts[n], employer="HALCYON HOTELS")
+        for n, friday in enumerate(fridays)
+    ]
+    # WHEN predicted
+    result = predict(with_spending(as_of, rows, 150), as_of)
+    # THEN its next Friday
+    assert (result.next_payday, result.cadence) == (d("2026-10-23"), "BIWEEKLY"), result.chosen
+
+
+def test_a_paycheck_posted_two_business_days_late_over_a_weekend_is_late_not_missed() -> None:
+    # GIVEN the 15th and the last day (paid the business day before) since April, and Friday
+    # 30 May's paycheck posted on Tuesday 3 June: four calendar days, two business days late
+    as_of = d("2025-06-11")
+    days = [d("2025-04-15"), d("2025-04-30"), d("2025-05-15"), d("2025-06-03")]
+    rows = [paycheck(day, 246_300 + 900 * n, employer="TRI COUNTY PLUMBING") for n, day in enumerate(days)]
+    # WHEN predicted from 60 days
+    result = predict(with_spending(as_of, rows, 60), as_of)
+    # THEN the schedule goes on: Friday 13 June (the 15th is a Sunday), not the business day after
+    assert (result.next_payday, result.cadence) == (d("2025-06-13"), "SEMI_MONTHLY"), result.chosen
 
 
 def test_a_reference_made_of_letters_does_not_make_a_new_payer() -> None:

@@ -56,6 +56,7 @@ from chalicelib.insight.schedule import (
     Fit,
     Roll,
     Schedule,
+    business_days_between,
     fit,
     fit_schedules,
     plausible_cadences,
@@ -203,7 +204,7 @@ def log_likelihood(f: Fit) -> float:
         if observed is None:
             total += _MISSED
         else:
-            off = (observed - expected).days
+            off = 0 if observed == expected else business_days_between(expected, observed)
             total += _ON_DAY if off == 0 else _OFF_BY.get(off, _MISSED)
     return total
 
@@ -401,7 +402,7 @@ def fit_stream(
         assert len(days) == 1, "only a stream paid once is read as monthly from one deposit"
         published = _MONTHLY_RULES
     if published:  # one deposit, against a federal benefit's published schedules or every monthly rule
-        fits = fit_schedules(days, published, end=as_of, start=history_start, tolerance=TOLERANCE)
+        fits = fit_schedules(days, published, end=as_of, start=history_start, tolerance=TOLERANCE, business=True)
         fits = [f for f in fits if f.exact == 1]  # on the day one of them posts
         if not fits:
             return StreamFit(stream, (), (), False, ENDED, "one deposit so far, on no published schedule")
@@ -418,6 +419,7 @@ def fit_stream(
             rolls=(Roll.PREV, Roll.NEXT),
             shifts=(0, 1, 2),
             tolerance=TOLERANCE,
+            business=True,
             prior=payroll_prior(kind),
             keep=16 if len(days) > 3 else 48,  # a few deposits fit many schedules: keep them all
             limit=30 if len(days) > 3 else 60,
@@ -516,7 +518,23 @@ def _gig_like(sf: StreamFit) -> bool:
         return False
     on_schedule = {o for _, o in best.pairs if o is not None}
     paychecks = tuple(d for d in sf.stream.deposits if d.day in on_schedule)
-    return not _steady(replace(sf.stream, deposits=paychecks)) and best.exact / best.matched < PUNCTUAL
+    if best.exact / best.matched >= PUNCTUAL:
+        return False
+    return not _steady(replace(sf.stream, deposits=paychecks)) or _spread(paychecks) > SPREAD
+
+
+#: The middle half of a payroll's paychecks spans up to half again (hours that vary week to week:
+#: 1.5 at the most on the tuning seeds); a gig payout's, about a factor of two.
+SPREAD = 1.75
+
+
+def _spread(deposits: Sequence[Any]) -> float:
+    """The upper quartile of the amounts over their lower quartile."""
+    cents = sorted(d.cents for d in deposits)
+    if len(cents) < 4:
+        return 1.0
+    lower, _, upper = statistics.quantiles(cents, n=4)
+    return upper / lower if lower > 0 else math.inf
 
 
 def _payers(fitted: Sequence[StreamFit]) -> dict[str, list[StreamFit]]:

@@ -206,6 +206,24 @@ def test_an_extra_deposit_lowers_precision_only() -> None:
     assert best.recall == 1.0 and best.precision < 1.0
 
 
+def test_on_the_business_day_clock_a_friday_paycheck_posted_monday_is_a_day_late() -> None:
+    # GIVEN every Friday for three months, the one of 11 September posted on Monday the 14th
+    end = d("2026-10-20")
+    days = [
+        shift_business_days(day, 1) if day == d("2026-09-11") else day
+        for day in Schedule.weekly(4).dates(d("2026-07-24"), end)
+    ]
+    schedules = [Schedule.weekly(4)]
+    # WHEN scored in calendar days and in business days
+    calendar = fit_schedules(days, schedules, end=end)[0]
+    business = fit_schedules(days, schedules, end=end, business=True)[0]
+    # THEN three calendar days is beyond the tolerance (a miss and an extra deposit); one
+    # business day is a late paycheck, matched
+    assert calendar.missed == (d("2026-09-11"),) and calendar.unmatched == (d("2026-09-14"),)
+    assert business.missed == () and business.unmatched == () and business.matched == len(days)
+    assert business.residual == pytest.approx(1 / len(days))
+
+
 def test_three_deposits_tell_semi_monthly_from_biweekly() -> None:
     # GIVEN the 1st, the 15th and the 1st: 14 then 17 days apart
     semi = [d("2026-09-01"), d("2026-09-15"), d("2026-10-01")]

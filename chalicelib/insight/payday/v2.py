@@ -198,14 +198,17 @@ def log_prior(schedule: Schedule, payer: str = "") -> float:
 
 
 def log_likelihood(f: Fit) -> float:
-    """How probable the deposits are if ``f``'s schedule is the payer's (see above)."""
+    """How probable the deposits are if ``f``'s schedule is the payer's (see above). A deposit's
+    distance counts business days; one posted on a closed day is a day off its business day."""
     total = len(f.unmatched) * _EXTRA + len(f.pending) * _PENDING
     for expected, observed in f.pairs:
         if observed is None:
             total += _MISSED
+        elif observed == expected:
+            total += _ON_DAY
         else:
-            off = 0 if observed == expected else business_days_between(expected, observed)
-            total += _ON_DAY if off == 0 else _OFF_BY.get(off, _MISSED)
+            off = business_days_between(expected, observed) or (1 if observed > expected else -1)
+            total += _OFF_BY.get(off, _MISSED)
     return total
 
 

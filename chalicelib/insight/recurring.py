@@ -40,7 +40,10 @@ How it works:
    monthly card autopay. Where a chance alignment is likely, more is asked: at a payee that
    also charges other amounts (a shop, an app store; another bill there does not count) or in
    everyday-spending categories (groceries, coffee, fuel, transit, ride shares, lunch), four
-   charges, hardly any missing, and at a busy everyday merchant no weekly rhythm at all. A bill
+   charges, hardly any missing, and at a busy everyday merchant no weekly rhythm at all; a
+   monthly or quarterly plan there (one fixed price and nothing else charged at the payee since
+   its first charge: a ride-share or delivery membership, a transit pass) is read as a bill, but
+   never a haircut's price, which is paid per visit. A bill
    seen only twice (``EARLY_DETECTION``) must be all the payee charged since its first
    charge, none early and the other at most a business day late or a day or two off at the
    same amount. Everyday spending is frequent and near-regular but does not keep to a
@@ -200,6 +203,8 @@ _EVERYDAY_PFC_PREFIXES = (
     "GENERAL_MERCHANDISE_SUPERSTORES",
     "PERSONAL_CARE_HAIR_AND_BEAUTY",
 )
+#: Everyday services paid per visit, where no plan is sold (see ``_membership``).
+_PER_VISIT_PFC_PREFIXES = ("PERSONAL_CARE_HAIR_AND_BEAUTY",)
 #: Categories of bills whose amount varies from one charge to the next.
 _BILL_PFC_PREFIXES = ("RENT_AND_UTILITIES_", "GENERAL_SERVICES_INSURANCE", "LOAN_PAYMENTS_")
 
@@ -555,7 +560,8 @@ def _worth_fitting(candidate: _Candidate, group: Sequence[Txn], repeated: Contai
     days = len({charge_day(t) for t in candidate.txns})
     if days < DEFAULT_MIN_CHARGES and (days < 2 or _busy(candidate, group, since_first=True, bills=repeated)):
         return False
-    if days < BUSY_MIN_CHARGES and (_everyday(candidate.txns) or _busy(candidate, group, bills=repeated)):
+    everyday = _everyday(candidate.txns) and not _membership(candidate, group, repeated)
+    if days < BUSY_MIN_CHARGES and (everyday or _busy(candidate, group, bills=repeated)):
         return False  # where chance alignments are likely, four charges are needed (_chance_ruled_out)
     if (
         len(candidate.segments) > 1
@@ -725,6 +731,8 @@ def _chance_ruled_out(e: _Evidence, group: Sequence[Txn], bills: Container[str])
     busy, everyday = _busy(e.candidate, group, bills=bills), _everyday(e.matched)
     if not (busy or everyday):
         return True
+    if e.cadence in {Cadence.MONTHLY, Cadence.QUARTERLY} and _membership(e.candidate, group, bills):
+        return True
     matched = len(e.matched)
     missing_allowed = 0 if busy else max(1, int(EVERYDAY_MAX_MISSED * e.due))
     if matched < BUSY_MIN_CHARGES or e.due - matched > missing_allowed or e.exact < BUSY_MIN_EXACT * e.dated:
@@ -732,6 +740,18 @@ def _chance_ruled_out(e: _Evidence, group: Sequence[Txn], bills: Container[str])
     if busy and everyday and e.cadence in {Cadence.WEEKLY, Cadence.BIWEEKLY}:
         return False
     return not (busy and e.candidate.segments and not _identical(e.candidate, e.matched))
+
+
+def _membership(candidate: _Candidate, group: Sequence[Txn], bills: Container[str]) -> bool:
+    """A plan at an everyday merchant (a ride-share or a delivery membership, a transit pass):
+    one fixed price, and nothing else charged at the payee since its first charge. Everyday
+    spending there would be other charges, at other amounts; the membership's own rides or
+    orders, when Plaid names them another merchant, are not the payee's. A haircut is paid per
+    visit: its fixed price every four or five weeks is a habit, not a plan."""
+    txns = candidate.txns
+    if any(t.pfc_detailed and t.pfc_detailed.startswith(_PER_VISIT_PFC_PREFIXES) for t in txns):
+        return False
+    return len({t.amount for t in txns}) == 1 and not _busy(candidate, group, since_first=True, bills=bills)
 
 
 def _amounts_fit(e: _Evidence, group: Sequence[Txn], bills: Container[str]) -> bool:

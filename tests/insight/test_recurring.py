@@ -51,7 +51,16 @@ def txn(
     }
 
 
-_PRIMARIES = ("RENT_AND_UTILITIES", "LOAN_PAYMENTS", "TRANSFER_OUT", "TRANSFER_IN", "ENTERTAINMENT", "FOOD_AND_DRINK")
+_PRIMARIES = (
+    "RENT_AND_UTILITIES",
+    "LOAN_PAYMENTS",
+    "TRANSFER_OUT",
+    "TRANSFER_IN",
+    "ENTERTAINMENT",
+    "FOOD_AND_DRINK",
+    "TRANSPORTATION",
+    "PERSONAL_CARE",
+)
 
 
 def card(days: Iterable[date], amount: int, name: str, lag: int = 2, **kw: Any) -> list[dict[str, Any]]:
@@ -369,6 +378,29 @@ def test_weekly_coffee_at_varying_amounts_is_not_recurring() -> None:
     ]  # fmt: skip
     # WHEN detecting on 30 April THEN nothing
     assert detect(rows, d("2026-04-30")) == []
+
+
+def test_a_ride_share_membership_seen_twice_is_an_early_detection_beside_the_rides() -> None:
+    # GIVEN Uber One at 9.99 authorized on the 9th of April and May, and rides at varying fares
+    # that Plaid names Uber, all in the ride-share category
+    rides = "TRANSPORTATION_TAXIS_AND_RIDE_SHARES"
+    rows = card(
+        [d("2027-04-09"), d("2027-05-09")], 999, "UBER ONE UBER.COM/BILL CA", lag=3, merchant="Uber One", pfc=rides
+    )
+    for n, day in enumerate(_days("2027-04-02", 55)[::6]):
+        rows += card([day], 1_437 + 311 * n, "UBER *TRIP HELP.UBER.COM", merchant="Uber", pfc=rides)
+    # WHEN detecting on 3 June
+    stream = only(detect(rows, d("2027-06-03")))
+    # THEN the membership, seen twice, with its next charge on the 9th
+    assert (stream.merchant, stream.status, stream.next_date) == ("Uber One", Status.EARLY_DETECTION, d("2027-06-09"))
+
+
+def test_a_haircut_at_a_fixed_price_a_month_apart_is_not_recurring() -> None:
+    # GIVEN the same 28.00 haircut on 11 April and 11 May, nothing else there
+    rows = card([d("2027-04-11"), d("2027-05-11")], 2_800, "GREAT CLIPS #92176", merchant="Great Clips",
+                pfc="PERSONAL_CARE_HAIR_AND_BEAUTY")  # fmt: skip
+    # WHEN detecting on 25 May THEN nothing: a visit's price, not a plan's
+    assert detect(rows, d("2027-05-25")) == []
 
 
 def test_a_subscription_cancelled_more_than_a_period_and_its_grace_ago_is_not_reported() -> None:

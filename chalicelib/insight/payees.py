@@ -54,7 +54,8 @@ _LEADING_NOISE = frozenset(
 )
 #: Payment processors that print "PROCESSOR *MERCHANT": the merchant is after the star.
 _PROCESSORS = frozenset({"SQ", "SQU", "TST", "PAYPAL", "PP", "PY", "GOOGLE", "SP", "DNH", "IN"})
-_P2P_LEAD = frozenset({"ZELLE", "VENMO"})
+#: P2P services whose lines name the person paid after the service's name.
+P2P_SERVICES = _P2P_LEAD = frozenset({"ZELLE", "VENMO"})
 _P2P_FILLER = frozenset({"PAYMENT", "TO", "SENT", "PMT"})
 #: Words that end the readable part of a statement line.
 _TRAILING_NOISE = frozenset(

@@ -73,6 +73,7 @@ from typing import Any
 
 from chalicelib.insight.calendar import add_business_days, is_business_day, next_business_day
 from chalicelib.insight.payees import (
+    P2P_SERVICES,
     bank_prefixes,
     is_card_payment,
     is_own_transfer,
@@ -728,10 +729,11 @@ def _chance_ruled_out(e: _Evidence, group: Sequence[Txn], bills: Container[str])
     """A shop the user visits anyway, or everyday spending: a few visits can line up with some
     schedule by chance, so ask for more charges, mostly on the day, and (at a busy payee) none
     missing and not a weekly rhythm an everyday shop falls into."""
-    busy, everyday = _busy(e.candidate, group, bills=bills), _everyday(e.matched)
+    monthly = e.cadence in {Cadence.MONTHLY, Cadence.QUARTERLY}
+    busy, everyday = _busy(e.candidate, group, bills=bills, products=monthly), _everyday(e.matched)
     if not (busy or everyday):
         return True
-    if e.cadence in {Cadence.MONTHLY, Cadence.QUARTERLY} and _membership(e.candidate, group, bills):
+    if monthly and _membership(e.candidate, group, bills):
         return True
     matched = len(e.matched)
     missing_allowed = 0 if busy else max(1, int(EVERYDAY_MAX_MISSED * e.due))
@@ -819,20 +821,35 @@ def _exact_despite_extras(e: _Evidence) -> bool:
 
 
 def _busy(
-    candidate: _Candidate, group: Sequence[Txn], *, since_first: bool = False, bills: Container[str] = frozenset()
+    candidate: _Candidate,
+    group: Sequence[Txn],
+    *,
+    since_first: bool = False,
+    bills: Container[str] = frozenset(),
+    products: bool = True,
 ) -> bool:
     """The payee charged other amounts while the candidate ran (or, ``since_first``, since its
     first charge): a shop, not only a bill. Charges Plaid names another merchant do not count
     ("Amazon Prime" among "Amazon" orders; when Plaid names none of the candidate's, a merchant
     whose name is not on its lines: "The Home Depot" beside "WF HOME MTG AUTO PAY"), nor
-    ``bills``, another stream's charges (two loans with one servicer)."""
+    ``bills``, another stream's charges (two loans with one servicer). With ``products`` (a
+    monthly or quarterly plan: not for weekly streams), a candidate at one fixed price whose
+    lines all name a word another charge's line lacks is a product of the payee's, apart from
+    its shopping ("DOORDASH DASHPASS" among "DOORDASH*CHIPOTLE" orders); not a P2P payment's
+    line, whose other word is a person's name."""
     first = charge_day(candidate.txns[0])
     last = date.max if since_first else charge_day(candidate.txns[-1])
     names = {t.merchant_name for t in candidate.txns if t.merchant_name}
     lines = set() if names else {w for t in candidate.txns for w in payee_words(t.name)}
+    plan = products and len({t.amount for t in candidate.txns}) == 1
+    product = set.intersection(*(_name_words(t.name) for t in candidate.txns)) if plan else set()
+    if product & P2P_SERVICES:
+        product = set()  # the word after a P2P service's is a person paid, not a plan
     ids = {t.txn_id for t in candidate.txns}
 
     def same_merchant(txn: Txn) -> bool:
+        if not product <= _name_words(txn.name):
+            return False  # the candidate's lines name a product this charge's line does not
         if not txn.merchant_name:
             return True
         return txn.merchant_name in names if names else set(payee_words(txn.merchant_name)) <= lines
@@ -842,6 +859,11 @@ def _busy(
         for t in group
         if t.txn_id not in ids and t.txn_id not in bills
     )
+
+
+def _name_words(line: str) -> set[str]:
+    """A line's payee words of three letters or more (a state's code is not a product's name)."""
+    return {w for w in payee_words(line) if len(w) >= 3}
 
 
 def _identical(candidate: _Candidate, matched: Sequence[Txn]) -> bool:

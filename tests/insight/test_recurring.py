@@ -395,6 +395,28 @@ def test_a_ride_share_membership_seen_twice_is_an_early_detection_beside_the_rid
     assert (stream.merchant, stream.status, stream.next_date) == ("Uber One", Status.EARLY_DETECTION, d("2027-06-09"))
 
 
+def test_a_membership_whose_line_names_it_is_found_twice_among_the_shops_orders() -> None:
+    # GIVEN Amazon Prime at 14.99 on the 9th of April and May, among Amazon orders, none of
+    # them named by Plaid
+    rows = card([d("2027-04-09"), d("2027-05-09")], 1_499, "DEBIT CARD PURCHASE - Amazon Prime*MVV7017WJG", lag=3)
+    for n, day in enumerate(_days("2027-04-03", 55)[::9]):
+        rows += card([day], 2_318 + 1_207 * n, "AMAZON.COM*2K4L81 AMZN.COM/BILL WA")
+    # WHEN detecting on 3 June
+    stream = only(detect(rows, d("2027-06-03")))
+    # THEN the membership, seen twice: its line names a product the orders' lines do not
+    assert (stream.average_amount, stream.status, stream.next_date) == (1_499, Status.EARLY_DETECTION, d("2027-06-09"))
+
+
+def test_two_orders_from_one_marketplace_shop_a_month_apart_are_not_a_plan() -> None:
+    # GIVEN two orders from one Etsy shop, a month apart at nearly the same amount, among other
+    # Etsy orders
+    rows = card([d("2026-12-11"), d("2027-01-08")], 2_336, "ETSY.COM - THAI BASIL", merchant="Etsy")
+    rows[1]["amount"] = 2_363
+    rows += card([d("2026-12-28"), d("2027-01-06")], 4_171, "ETSY.COM - LOOM AND LUPINE", merchant="Etsy")
+    # WHEN detecting on 16 January THEN nothing: a plan charges the very same amount
+    assert detect(rows, d("2027-01-16")) == []
+
+
 def test_a_haircut_at_a_fixed_price_a_month_apart_is_not_recurring() -> None:
     # GIVEN the same 28.00 haircut on 11 April and 11 May, nothing else there
     rows = card([d("2027-04-11"), d("2027-05-11")], 2_800, "GREAT CLIPS #92176", merchant="Great Clips",

@@ -55,7 +55,7 @@ _LEADING_NOISE = frozenset(
 #: Payment processors that print "PROCESSOR *MERCHANT": the merchant is after the star.
 _PROCESSORS = frozenset({"SQ", "SQU", "TST", "PAYPAL", "PP", "PY", "GOOGLE", "SP", "DNH", "IN"})
 #: P2P services whose lines name the person paid after the service's name.
-P2P_SERVICES = _P2P_LEAD = frozenset({"ZELLE", "VENMO"})
+P2P_SERVICES = frozenset({"ZELLE", "VENMO"})
 _P2P_FILLER = frozenset({"PAYMENT", "TO", "SENT", "PMT"})
 #: Words that end the readable part of a statement line.
 _TRAILING_NOISE = frozenset(
@@ -251,7 +251,7 @@ def _words_of(merchant_name: str | None, name: str, prefixes: Container[str]) ->
     """:func:`_line_words` of a merchant name and a statement line (the cached key reads them)."""
     if merchant_name:
         words = payee_words(merchant_name)
-        if not words or words[0] not in _P2P_LEAD:
+        if not words or words[0] not in P2P_SERVICES:
             return words
     words = payee_words(name)
     start = 0
@@ -277,7 +277,7 @@ def _merchant_key(merchant_name: str | None, name: str, prefixes: frozenset[str]
     words = _words_of(merchant_name, name, prefixes)
     if not words:
         return name.upper().strip()
-    if words[0] in _P2P_LEAD:
+    if words[0] in P2P_SERVICES:
         return " ".join([words[0], *_recipient(words)])
     return next((w for w in words if len(w) >= 3), words[0])
 
@@ -285,7 +285,7 @@ def _merchant_key(merchant_name: str | None, name: str, prefixes: frozenset[str]
 def unnamed_p2p(txn: Txn, prefixes: frozenset[str] = frozenset()) -> bool:
     """A P2P payment whose line does not name whom it paid ("VENMO PAYMENT 1023"): its payee
     is unknown, so two of them a month apart prove nothing."""
-    return merchant_key(txn, prefixes) in _P2P_LEAD
+    return merchant_key(txn, prefixes) in P2P_SERVICES
 
 
 def payee_groups(txns: Iterable[Txn], prefixes: frozenset[str] = frozenset()) -> list[list[Txn]]:
@@ -328,7 +328,7 @@ def readable_name(txns: Sequence[Txn], prefixes: Container[str] = frozenset()) -
         return names.most_common(1)[0][0]
     line = Counter(t.name for t in txns).most_common(1)[0][0]
     words = _line_words(next(t for t in txns if t.name == line), prefixes)
-    if words and words[0] in _P2P_LEAD:
+    if words and words[0] in P2P_SERVICES:
         return f"{words[0].title()} to {' '.join(w.title() for w in _recipient(words))}".strip()
     readable: list[str] = []
     for word in words:

@@ -561,8 +561,8 @@ def _worth_fitting(candidate: _Candidate, group: Sequence[Txn], repeated: Contai
     days = len({charge_day(t) for t in candidate.txns})
     if days < DEFAULT_MIN_CHARGES and (days < 2 or _busy(candidate, group, since_first=True, bills=repeated)):
         return False
-    everyday = _everyday(candidate.txns) and not _membership(candidate, group, repeated)
-    if days < BUSY_MIN_CHARGES and (everyday or _busy(candidate, group, bills=repeated)):
+    habit = _everyday(candidate.txns) and not _membership(candidate, group, repeated)
+    if days < BUSY_MIN_CHARGES and (habit or _busy(candidate, group, bills=repeated)):
         return False  # where chance alignments are likely, four charges are needed (_chance_ruled_out)
     if (
         len(candidate.segments) > 1

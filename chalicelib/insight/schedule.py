@@ -571,10 +571,11 @@ def _match(expected: Sequence[float], observed: Sequence[float], tolerance: int)
 @dataclass(frozen=True, slots=True)
 class _Clock:
     """Business days counted over a fit's window: :meth:`at` gives each ordinal's count of
-    business days up to it (a day the bank is closed half a day after the business day before it), so that a
-    deposit a business day late is one day off whatever weekend lies between (a Friday payday
-    posted on Monday), and the matching tolerance counts business days. (An expected date not
-    seen yet is still pending for ``tolerance`` calendar days: a feed's lag, not a payer's.)"""
+    business days up to it (a day the bank is closed counts half a day after the business day
+    before it), so that a deposit a business day late is one day off whatever weekend lies
+    between (a Friday payday posted on Monday), and the matching tolerance counts business
+    days. (An expected date not seen yet is still pending for ``tolerance`` calendar days: a
+    feed's lag, not a payer's.)"""
 
     lo: int
     index: tuple[float, ...]

@@ -45,7 +45,7 @@ from functools import lru_cache
 from typing import Any
 
 from chalicelib.insight.calendar import is_business_day
-from chalicelib.insight.payday.candidates import PENSION_WORDS, Evidence, Stream, candidate_streams
+from chalicelib.insight.payday.candidates import PENSION_WORDS, Deposit, Evidence, Stream, candidate_streams
 from chalicelib.insight.payday.collection import collection_dates
 from chalicelib.insight.payday.confidence import ConfidenceInputs, confidence
 from chalicelib.insight.payday.types import Detection, InsufficientHistoryError, PaydayPrediction
@@ -531,7 +531,7 @@ def _gig_like(sf: StreamFit) -> bool:
 SPREAD = 1.75
 
 
-def _spread(deposits: Sequence[Any]) -> float:
+def _spread(deposits: Sequence[Deposit]) -> float:
     """The upper quartile of the amounts over their lower quartile."""
     cents = sorted(d.cents for d in deposits)
     if len(cents) < 4:

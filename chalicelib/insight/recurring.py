@@ -842,13 +842,13 @@ def _busy(
     names = {t.merchant_name for t in candidate.txns if t.merchant_name}
     lines = set() if names else {w for t in candidate.txns for w in payee_words(t.name)}
     plan = products and len({t.amount for t in candidate.txns}) == 1
-    product = set.intersection(*(_name_words(t.name) for t in candidate.txns)) if plan else set()
+    product = frozenset.intersection(*(_name_words(t.name) for t in candidate.txns)) if plan else frozenset()
     if product & P2P_SERVICES:
-        product = set()  # the word after a P2P service's is a person paid, not a plan
+        product = frozenset()  # the word after a P2P service's is a person paid, not a plan
     ids = {t.txn_id for t in candidate.txns}
 
     def same_merchant(txn: Txn) -> bool:
-        if not product <= _name_words(txn.name):
+        if product and not product <= _name_words(txn.name):
             return False  # the candidate's lines name a product this charge's line does not
         if not txn.merchant_name:
             return True
@@ -861,9 +861,11 @@ def _busy(
     )
 
 
-def _name_words(line: str) -> set[str]:
-    """A line's payee words of three letters or more (a state's code is not a product's name)."""
-    return {w for w in payee_words(line) if len(w) >= 3}
+@lru_cache(maxsize=4096)
+def _name_words(line: str) -> frozenset[str]:
+    """A line's payee words of three letters or more (a state's code is not a product's name);
+    read once per line, as :func:`payee_words` is."""
+    return frozenset(w for w in payee_words(line) if len(w) >= 3)
 
 
 def _identical(candidate: _Candidate, matched: Sequence[Txn]) -> bool:

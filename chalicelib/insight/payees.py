@@ -38,6 +38,8 @@ _OWN_TRANSFER_CATEGORY = (
 _P2P = re.compile(r"\b(?:ZELLE|VENMO|CASH APP|PAYPAL)\b")
 #: A credit-card payment as statement lines print it.
 _CARD_PAYMENT_LINE = re.compile(r"CRE?DI?T CA?RD|\bCRD AUTOPAY\b|\bCARD AUTO ?PAY\b")
+#: The ACH fields and words a bank prints on a debit it settled by ACH, not by card.
+_ACH_DEBIT_LINE = re.compile(r"\b(?:ACH|PPD|CCD|WEB|PREAUTHORIZED|WITHDRAWAL|AUTO ?PAY|BILL ?PAY)\b")
 #: Transfers, cash, card payments and investment apps, as statement lines print them.
 _OWN_TRANSFER_LINE = re.compile(
     r"\b(?:TRANSFER|XFER|TRNSFR)\b|\bATM\b|CRE?DI?T CA?RD AUTOPAY|CRD AUTOPAY|\bE-?PAYMENT\b"
@@ -183,6 +185,14 @@ def is_card_payment(txn: Txn) -> bool:
 def _card_payment_line(name: str) -> bool:
     """(Read once per line, as :func:`_own_transfer_line`.)"""
     return bool(_CARD_PAYMENT_LINE.search(name.upper()))
+
+
+@lru_cache(maxsize=4096)
+def is_ach_debit_line(name: str) -> bool:
+    """A statement line that reads as an ACH debit ("ACH DEBIT VERIZON WIRELESS", "WF HOME MTG
+    AUTO PAY"): its payee pulled the money, as a bill's biller does, rather than a card being
+    charged. (Read once per line, as :func:`_own_transfer_line`.)"""
+    return bool(_ACH_DEBIT_LINE.search(name.upper()))
 
 
 # ------------------------------------------------------------------------------ payee keys

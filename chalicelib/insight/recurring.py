@@ -75,6 +75,7 @@ from chalicelib.insight.calendar import add_business_days, is_business_day, next
 from chalicelib.insight.payees import (
     P2P_SERVICES,
     bank_prefixes,
+    is_ach_debit_line,
     is_card_payment,
     is_own_transfer,
     merchant_key,
@@ -450,10 +451,14 @@ def _card_like(txns: Sequence[Txn], authorized_apart: Container[str]) -> bool:
 
 def _merchant_charges(txns: Sequence[Txn]) -> bool:
     """Charges that look like a card's at a merchant, though none shows it yet (each authorized,
-    on its posting day, on a business day): every one carries an authorization day and none a
-    bill's category. Such a merchant keeps its billing day on a weekend, so keeping the day is
-    the first reading; a roll still wins where a charge's own day shows one."""
-    return all(t.authorized_day and not _bill(t) and not is_card_payment(t) for t in txns)
+    on its posting day, on a business day): every one carries an authorization day, and none is
+    a bill whose statement line reads as an ACH debit (a bank may stamp its debits with an
+    authorization day too; a phone bill paid by card keeps the card's). Such a merchant keeps
+    its billing day on a weekend, so keeping the day is the first reading; a roll still wins
+    where a charge's own day shows one."""
+    return all(
+        t.authorized_day and not is_card_payment(t) and not (_bill(t) and is_ach_debit_line(t.name)) for t in txns
+    )
 
 
 @dataclass(frozen=True, slots=True)

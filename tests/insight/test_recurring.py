@@ -110,9 +110,21 @@ def test_a_subscription_seen_twice_on_weekdays_keeps_its_day_on_a_weekend() -> N
     stream = only(detect(rows, d("2027-08-11")))
     # THEN the next charge is Saturday 28 August itself: a merchant's charge, not a debit to roll
     assert (stream.status, stream.next_date) == (Status.EARLY_DETECTION, d("2027-08-28"))
-    # BUT a bill's debits seen the same way still settle on the next business day
-    bill = card(monthly_days("2027-06-28", 2), 7599, "CITY POWER", lag=0, pfc="RENT_AND_UTILITIES_GAS_AND_ELECTRICITY")
-    assert only(detect(bill, d("2027-08-11"))).next_date == d("2027-08-30")
+    # AND so is a phone bill paid by card
+    line, pfc = "VISA PURCHASE T-MOBILE", "RENT_AND_UTILITIES_TELEPHONE"
+    phone = card(monthly_days("2027-06-28", 2), 8500, line, lag=0, pfc=pfc)
+    assert only(detect(phone, d("2027-08-11"))).next_date == d("2027-08-28")
+
+
+def test_a_bill_debited_by_ach_seen_twice_rolls_even_when_the_bank_stamps_an_authorization_day() -> None:
+    # GIVEN a power bill's ACH debits on Monday 28 June and Wednesday 28 July 2027, each with an
+    # authorization day on its posting day (some banks stamp their debits so)
+    line = "ACH DEBIT CITY POWER PPD"
+    bill = card(monthly_days("2027-06-28", 2), 7599, line, lag=0, pfc="RENT_AND_UTILITIES_GAS_AND_ELECTRICITY")
+    # WHEN detecting on 11 August
+    stream = only(detect(bill, d("2027-08-11")))
+    # THEN Saturday 28 August settles on Monday the 30th, as a debit does
+    assert stream.next_date == d("2027-08-30")
 
 
 def test_an_ach_bill_settles_on_the_next_business_day() -> None:

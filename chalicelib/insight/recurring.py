@@ -267,6 +267,7 @@ def detect_visible(txns: Sequence[Txn], as_of: date, *, account_id: str | None =
         authorized_apart=frozenset(t.txn_id for t in outflows if t.authorized_day and t.authorized_day != t.day),
         prefixes=prefixes,
         debits_keep_weekends=_debits_keep_weekends(outflows),
+        reports_authorization=any(t.authorized_day for t in outflows),
     )
     hits = [_clock_hits(group) for group in groups]
     posting_clock = _posting_clock_keeps_calendar(hits)
@@ -288,6 +289,9 @@ class _Bank:
     #: debit due on a weekend to a business day, so a debit keeps its day unless its own days
     #: show a roll.
     debits_keep_weekends: bool
+    #: Whether the bank reports card authorization days at all: where it never does, a charge
+    #: without one may still be a card's.
+    reports_authorization: bool = True
 
 
 def _debits_keep_weekends(outflows: Iterable[Txn]) -> bool:
@@ -449,16 +453,25 @@ def _card_like(txns: Sequence[Txn], authorized_apart: Container[str]) -> bool:
     return any(t.txn_id in authorized_apart for t in txns) or any(not is_business_day(charge_day(t)) for t in txns)
 
 
-def _merchant_charges(txns: Sequence[Txn]) -> bool:
+def _merchant_charges(txns: Sequence[Txn], *, reports_authorization: bool = True) -> bool:
     """Charges that look like a card's at a merchant, though none shows it yet (each authorized,
     on its posting day, on a business day): every one carries an authorization day, and none is
     a bill whose statement line reads as an ACH debit (a bank may stamp its debits with an
-    authorization day too; a phone bill paid by card keeps the card's). Such a merchant keeps
-    its billing day on a weekend, so keeping the day is the first reading; a roll still wins
-    where a charge's own day shows one."""
-    return all(
-        t.authorized_day and not is_card_payment(t) and not (_bill(t) and is_ach_debit_line(t.name)) for t in txns
-    )
+    authorization day too; a phone bill paid by card keeps the card's). At a bank that reports
+    no authorization day at all (``reports_authorization``), a missing one says nothing: a
+    charge categorised as a merchant's (not a bill's), without an ACH line, is a card's too. Such a merchant keeps its
+    billing day on a weekend, so keeping the day is the first reading; a roll still wins where
+    a charge's own day shows one."""
+    return all(_merchant_charge(t, reports_authorization) for t in txns)
+
+
+def _merchant_charge(txn: Txn, reports_authorization: bool) -> bool:
+    if is_card_payment(txn):
+        return False
+    if txn.authorized_day:
+        return not (_bill(txn) and is_ach_debit_line(txn.name))
+    categorised = bool(txn.pfc_detailed or txn.category)  # (a merchant's category, not a bill's: below)
+    return not reports_authorization and categorised and not _bill(txn) and not is_ach_debit_line(txn.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -894,7 +907,9 @@ def _streams(group: Sequence[Txn], as_of: date, bank: _Bank) -> list[RecurringEx
             # A price change keeps the schedule: reuse what its levels were fitted to.
             schedules = [s for seg in candidate.segments for s in fitted.get(seg, ())]
         else:
-            keep_weekends = bank.debits_keep_weekends or _merchant_charges(candidate.txns)
+            keep_weekends = bank.debits_keep_weekends or _merchant_charges(
+                candidate.txns, reports_authorization=bank.reports_authorization
+            )
             schedules = _schedules(candidate.txns, card=card, keep_weekends=keep_weekends)
             if len(candidate.segments) == 1:
                 fitted[candidate.segments[0]] = schedules

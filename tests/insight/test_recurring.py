@@ -116,6 +116,23 @@ def test_a_subscription_seen_twice_on_weekdays_keeps_its_day_on_a_weekend() -> N
     assert only(detect(phone, d("2027-08-11"))).next_date == d("2027-08-28")
 
 
+def test_a_subscription_seen_twice_at_a_bank_that_reports_no_authorization_day_keeps_its_day() -> None:
+    # GIVEN Adobe charged on Monday 28 June and Wednesday 28 July 2027, at a bank that reports
+    # no authorization day on any charge (so a missing one says nothing)
+    adobe = ach(
+        monthly_days("2027-06-28", 2), 2099, "ADOBE *CREATIVE CLOUD", pfc="GENERAL_SERVICES_OTHER_GENERAL_SERVICES"
+    )
+    shopping = ach([d("2027-07-03"), d("2027-07-17")], 4312, "KROGER #432", pfc="FOOD_AND_DRINK_GROCERIES")
+    # WHEN detecting on 11 August
+    stream = only(detect(adobe + shopping, d("2027-08-11")))
+    # THEN the next charge is Saturday 28 August itself: a merchant's card charge
+    assert (stream.merchant, stream.next_date) == ("Adobe Creative Cloud", d("2027-08-28"))
+    # BUT at a bank that reports authorization days on its card charges, the same two charges
+    # without one are a debit's, and roll to Monday the 30th
+    carded = card([d("2027-07-03"), d("2027-07-17")], 4312, "KROGER #432", lag=1, pfc="FOOD_AND_DRINK_GROCERIES")
+    assert only(detect(adobe + carded, d("2027-08-11"))).next_date == d("2027-08-30")
+
+
 def test_a_bill_debited_by_ach_seen_twice_rolls_even_when_the_bank_stamps_an_authorization_day() -> None:
     # GIVEN a power bill's ACH debits on Monday 28 June and Wednesday 28 July 2027, each with an
     # authorization day on its posting day (some banks stamp their debits so)

@@ -291,7 +291,7 @@ class _Bank:
     debits_keep_weekends: bool
     #: Whether the bank reports card authorization days at all: where it never does, a charge
     #: without one may still be a card's.
-    reports_authorization: bool = True
+    reports_authorization: bool
 
 
 def _debits_keep_weekends(outflows: Iterable[Txn]) -> bool:
@@ -453,24 +453,25 @@ def _card_like(txns: Sequence[Txn], authorized_apart: Container[str]) -> bool:
     return any(t.txn_id in authorized_apart for t in txns) or any(not is_business_day(charge_day(t)) for t in txns)
 
 
-def _merchant_charges(txns: Sequence[Txn], *, reports_authorization: bool = True) -> bool:
+def _merchant_charges(txns: Sequence[Txn], *, reports_authorization: bool) -> bool:
     """Charges that look like a card's at a merchant, though none shows it yet (each authorized,
-    on its posting day, on a business day): every one carries an authorization day, and none is
-    a bill whose statement line reads as an ACH debit (a bank may stamp its debits with an
-    authorization day too; a phone bill paid by card keeps the card's). At a bank that reports
-    no authorization day at all (``reports_authorization``), a missing one says nothing: a
-    charge categorised as a merchant's (not a bill's), without an ACH line, is a card's too. Such a merchant keeps its
+    on its posting day, on a business day; :func:`_merchant_charge`). Such a merchant keeps its
     billing day on a weekend, so keeping the day is the first reading; a roll still wins where
     a charge's own day shows one."""
     return all(_merchant_charge(t, reports_authorization) for t in txns)
 
 
 def _merchant_charge(txn: Txn, reports_authorization: bool) -> bool:
+    """A charge with an authorization day, unless it is a bill whose statement line reads as an
+    ACH debit (a bank may stamp its debits with an authorization day too; a phone bill paid by
+    card keeps the card's). At a bank that reports no authorization day at all
+    (``reports_authorization`` false) a missing one says nothing: a charge categorised as a
+    merchant's (a category, not a bill's), without an ACH line, is a card's too."""
     if is_card_payment(txn):
         return False
     if txn.authorized_day:
         return not (_bill(txn) and is_ach_debit_line(txn.name))
-    categorised = bool(txn.pfc_detailed or txn.category)  # (a merchant's category, not a bill's: below)
+    categorised = bool(txn.pfc_detailed or txn.category)
     return not reports_authorization and categorised and not _bill(txn) and not is_ach_debit_line(txn.name)
 
 

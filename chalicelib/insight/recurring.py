@@ -487,6 +487,9 @@ class _Evidence:
     jittered: int  # dated, off the day by at most TOLERANCE_DAYS, at the level's very amount (JITTER_CADENCES)
     dated: int  # matched charges whose charge day is known (not only a card's posting day)
     early: int  # dated charges before their scheduled day
+    #: Debits (not card charges) before their scheduled day, a day or two of jitter included: a
+    #: biller debits on its day or late, so between two readings the one no debit came before wins.
+    ahead: int
     residual: float  # mean days between a dated charge and its scheduled day
     overdue: date | None  # the first scheduled charge missing since the last one, overdue
     trailing: int  # scheduled charges missing since the last one, overdue
@@ -568,7 +571,12 @@ def _judge(candidate: _Candidate, schedules: Iterable[Schedule], as_of: date, *,
     """The schedule the evidence supports best, with its evidence."""
     identical = _identical_amounts(candidate)
     judged = [_match(candidate, schedule, as_of, card=card, identical=identical) for schedule in schedules]
-    return min(judged, key=_rank, default=None)
+    if not judged:
+        return None
+    # Debits ahead of their day break ties only between readings that the schedule's own
+    # evidence accepts alike: the tie-break must not cost a stream the reading that kept it.
+    kept = _keeps_schedule(min(judged, key=_rank))
+    return min((e for e in judged if _keeps_schedule(e) == kept), key=_rank_debits_late)
 
 
 def _worth_fitting(candidate: _Candidate, group: Sequence[Txn], repeated: Container[str]) -> bool:
@@ -628,6 +636,13 @@ def _rank(e: _Evidence) -> tuple[int, int, int, int, float]:
     return (-len(e.matched), e.due - e.trailing - len(e.matched), -e.exact, e.early, e.residual)
 
 
+def _rank_debits_late(e: _Evidence) -> tuple[int, int, int, int, int, float]:
+    """:func:`_rank`, with fewest debits ahead of their day even within the jitter before the
+    closest (rent due on the 1st and paid a day late now and then is not due on the 2nd, twice
+    a day early)."""
+    return (-len(e.matched), e.due - e.trailing - len(e.matched), -e.exact, e.early, e.ahead, e.residual)
+
+
 def _match(
     candidate: _Candidate, schedule: Schedule, as_of: date, *, card: bool, identical: Mapping[str, bool]
 ) -> _Evidence:
@@ -643,7 +658,7 @@ def _match(
     posting_clock = not card or not any(t.authorized_day for t in candidate.txns)
     identical = identical if schedule.cadence in JITTER_CADENCES else {}
     matched: list[Txn] = []
-    exact, jittered, distance, due, dated, early, trailing = 0, 0, 0, 0, 0, 0, 0
+    exact, jittered, distance, due, dated, early, trailing, ahead = 0, 0, 0, 0, 0, 0, 0, 0
     recent = 0  # scheduled charges missing since the last match, not yet overdue
     overdue: date | None = None
     waiting: date | None = None
@@ -655,6 +670,7 @@ def _match(
             if best.authorized_day or posting_clock:
                 dated += 1
                 offset = charged - day.toordinal()
+                ahead += offset < 0 and not card
                 if offset and abs(offset) <= TOLERANCE_DAYS and identical.get(best.txn_id):
                     jittered += 1  # on schedule: the authorization or the debit a day or two off
                 else:
@@ -678,6 +694,7 @@ def _match(
         jittered=jittered,
         dated=dated,
         early=early,
+        ahead=ahead,
         residual=distance / (dated - jittered) if dated > jittered else 0.0,
         overdue=overdue,
         trailing=trailing,
@@ -727,10 +744,14 @@ def _nearest(free: Sequence[tuple[int, Txn]], day: int, late: int, posted_by: in
 def _accepted(e: _Evidence, group: Sequence[Txn], bills: Container[str] = frozenset()) -> bool:
     """Whether the evidence makes ``e`` a recurring expense (see the module docstring).
     ``bills``: the ids of the payee's charges that other streams explain (not shopping)."""
-    matched = len(e.matched)
+    return _keeps_schedule(e) and _chance_ruled_out(e, group, bills) and _amounts_fit(e, group, bills)
+
+
+def _keeps_schedule(e: _Evidence) -> bool:
+    """What :func:`_accepted` asks of the evidence itself, whatever else the payee charged."""
     if e.overdue is not None:
         return False  # stopped: cancelled, paid off, moved
-    if matched < MIN_CHARGES.get(e.cadence, DEFAULT_MIN_CHARGES) or e.recall < MIN_RECALL:
+    if len(e.matched) < MIN_CHARGES.get(e.cadence, DEFAULT_MIN_CHARGES) or e.recall < MIN_RECALL:
         return False
     if e.precision < MIN_PRECISION and not _exact_despite_extras(e):
         return False
@@ -739,9 +760,8 @@ def _accepted(e: _Evidence, group: Sequence[Txn], bills: Container[str] = frozen
         return False
     if e.exact < MIN_EXACT_CHARGES:
         return False  # known only by posting days (a card's lag): too loose to tell a habit
-    if e.cadence in SHORT_CADENCES and e.exact < BUSY_MIN_EXACT * e.dated:
-        return False  # a habit every week or two drifts a day or two; a weekly bill keeps its day
-    return _chance_ruled_out(e, group, bills) and _amounts_fit(e, group, bills)
+    # A habit every week or two drifts a day or two; a weekly bill keeps its day.
+    return not (e.cadence in SHORT_CADENCES and e.exact < BUSY_MIN_EXACT * e.dated)
 
 
 def _chance_ruled_out(e: _Evidence, group: Sequence[Txn], bills: Container[str]) -> bool:

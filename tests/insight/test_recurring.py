@@ -155,6 +155,19 @@ def test_an_ach_bill_settles_on_the_next_business_day() -> None:
     assert stream.merchant == "Avalonbay"
 
 
+def test_rent_due_on_the_1st_and_paid_a_day_late_now_and_then_stays_due_on_the_1st() -> None:
+    # GIVEN rent debited on Tuesday 1 April, Thursday 1 May, Monday 2 June (the 1st a Sunday),
+    # Wednesday 2 July (a day late), Monday 4 August (the 1st a Friday: a business day late) and
+    # Tuesday 2 September (after Labor Day), 2025, the same amount each time
+    days = [d("2025-04-01"), d("2025-05-01"), d("2025-06-02"), d("2025-07-02"), d("2025-08-04"), d("2025-09-02")]
+    rows = ach(days, 233500, "ACH WITHDRAWAL BOZZUTO MGMT RENTPAY", pfc="RENT_AND_UTILITIES_RENT")
+    # WHEN detecting on 27 September ("the 2nd" also puts four debits on their day, and the
+    # other two only a day early)
+    stream = only(detect(rows, d("2025-09-27")))
+    # THEN it is due on the 1st, paid late twice: next on Wednesday 1 October, not the 2nd
+    assert (stream.next_date, stream.schedule) == (d("2025-10-01"), "the 1st, or the business day after")
+
+
 def test_a_biller_that_debits_the_business_day_before_is_projected_that_way() -> None:
     # GIVEN a loan due the 15th, debited on Friday 13 March when the 15th was a Sunday
     days = [d("2026-03-13"), d("2026-04-15"), d("2026-05-15"), d("2026-06-15"), d("2026-07-15")]

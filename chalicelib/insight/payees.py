@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Sequence
+from datetime import date
 from functools import lru_cache
 from typing import Final
 
@@ -352,3 +353,28 @@ def readable_name(txns: Sequence[Txn], prefixes: Container[str] = frozenset()) -
     while len(readable) > 1 and readable[-1].upper() in _SMALL_WORDS:
         readable.pop()
     return " ".join(readable) or line.strip()
+
+
+_LINE_DATE = re.compile(r"(?<![\d/])(0[1-9]|1[0-2])/?([0-3]\d)(?![\d/])")
+#: How many days before its posting a card charge's authorization may lie (a weekend and a
+#: holiday between them, and a slow bank).
+LINE_DATE_REACH = 7
+
+
+def line_authorization_day(name: str, posted: date) -> date | None:
+    """The day a card line prints (``PURCHASE AUTHORIZED ON 08/22``, ``CHECKCARD 0822``): the day
+    the card was charged, when it lies on or within a week before the posting day."""
+    for month, day in _line_dates(name):
+        year = posted.year - (1 if month > posted.month else 0)
+        try:
+            printed = date(year, month, day)
+        except ValueError:
+            continue
+        if 0 <= (posted - printed).days <= LINE_DATE_REACH:
+            return printed
+    return None
+
+
+@lru_cache(maxsize=8192)
+def _line_dates(name: str) -> tuple[tuple[int, int], ...]:
+    return tuple((int(m.group(1)), int(m.group(2))) for m in _LINE_DATE.finditer(name))

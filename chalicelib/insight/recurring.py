@@ -78,6 +78,7 @@ from chalicelib.insight.payees import (
     is_ach_debit_line,
     is_card_payment,
     is_own_transfer,
+    line_authorization_day,
     merchant_key,
     paired_transfers,
     payee_groups,
@@ -260,6 +261,9 @@ def detect_visible(txns: Sequence[Txn], as_of: date, *, account_id: str | None =
         for t in txns
         if t.amount > 0 and (not is_own_transfer(t, paired) or is_card_payment(t) or merchant_key(t) in card_payees)
     ]
+    # Whether the bank reports authorization days is read before the lines' own dates fill them in.
+    reports_authorization = any(t.authorized_day for t in outflows)
+    outflows = [_dated_by_line(t) for t in outflows]
     found: list[RecurringExpense] = []
     prefixes = bank_prefixes(txns)
     groups = payee_groups(outflows, prefixes)
@@ -267,7 +271,7 @@ def detect_visible(txns: Sequence[Txn], as_of: date, *, account_id: str | None =
         authorized_apart=frozenset(t.txn_id for t in outflows if t.authorized_day and t.authorized_day != t.day),
         prefixes=prefixes,
         debits_keep_weekends=_debits_keep_weekends(outflows),
-        reports_authorization=any(t.authorized_day for t in outflows),
+        reports_authorization=reports_authorization,
     )
     hits = [_clock_hits(group) for group in groups]
     posting_clock = _posting_clock_keeps_calendar(hits)
@@ -277,6 +281,13 @@ def detect_visible(txns: Sequence[Txn], as_of: date, *, account_id: str | None =
         on_clock = _on_the_calendar(group, clocks, posting_clock=posting_clock)
         found.extend(_streams(sorted(on_clock, key=_charge_order), as_of, bank))
     return sorted(found, key=lambda s: (-_monthly_cost(s), s.merchant, s.next_date))
+
+
+def _dated_by_line(txn: Txn) -> Txn:
+    """A charge without an authorization day whose statement line prints the day the card was
+    charged (``POS PURCHASE 12/09``) is authorized on that day."""
+    printed = None if txn.authorized_day else line_authorization_day(txn.name, txn.day)
+    return txn if printed is None else txn.authorized_on(printed)
 
 
 @dataclass(frozen=True, slots=True)

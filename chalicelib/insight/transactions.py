@@ -42,13 +42,18 @@ class Txn:
 
     def posted_as_charged(self) -> Txn:
         """This transaction with its posting day as its authorization day (the detector's posting
-        clock); built directly, as ``dataclasses.replace`` costs several times more per call."""
+        clock)."""
+        return self.authorized_on(self.day)
+
+    def authorized_on(self, day: date) -> Txn:
+        """This transaction with ``day`` as its authorization day; built directly, as
+        ``dataclasses.replace`` costs several times more per call."""
         return Txn(
             self.txn_id,
             self.account_id,
             self.amount,
             self.day,
-            self.day,
+            day,
             self.name,
             self.merchant_name,
             self.pfc_primary,

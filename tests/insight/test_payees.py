@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from chalicelib.insight.payees import (
     bank_prefixes,
     is_card_payment,
     is_own_transfer,
+    line_authorization_day,
     merchant_key,
     paired_transfers,
     payee_groups,
@@ -158,3 +160,22 @@ def test_counterparts_pair_one_to_one_closest_first() -> None:
     same_account = txn("REFUND", txn_id="d", amount=-10000, date="2026-04-02")
     # THEN only the closest outflow is paired, and an inflow in the same account pairs nothing
     assert paired_transfers([bill, transfer, inflow, same_account]) == {"b"}
+
+
+@pytest.mark.parametrize(
+    ("line", "posted", "printed"),
+    [
+        ("PURCHASE AUTHORIZED ON 08/22 SPOTIFY USA", "2027-08-24", "2027-08-22"),
+        ("CHECKCARD 0822 SPOTIFY USA", "2027-08-22", "2027-08-22"),
+        ("POS PURCHASE 12/30 HULU", "2028-01-02", "2027-12-30"),  # across the new year
+        ("POS PURCHASE 08/02 HULU", "2027-08-22", None),  # three weeks before posting: not its day
+        ("POS PURCHASE 08/25 HULU", "2027-08-22", None),  # after posting: not its day
+        ("VERIZON WIRELESS PAYMENTS 1633010058", "2027-08-22", None),  # digits of a longer number
+        ("POS PURCHASE 02/30 HULU", "2027-03-02", None),  # no such day
+    ],
+)
+def test_a_card_line_may_print_the_day_the_card_was_charged(line: str, posted: str, printed: str | None) -> None:
+    # GIVEN a statement line posted on a day WHEN reading the day it prints THEN only a day of
+    # the week before posting counts
+    expected = date.fromisoformat(printed) if printed else None
+    assert line_authorization_day(line, date.fromisoformat(posted)) == expected

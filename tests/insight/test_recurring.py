@@ -133,6 +133,23 @@ def test_a_subscription_seen_twice_at_a_bank_that_reports_no_authorization_day_k
     assert only(detect(adobe + carded, d("2027-08-11"))).next_date == d("2027-08-30")
 
 
+def test_a_card_line_that_prints_its_day_is_charged_on_that_day() -> None:
+    # GIVEN The Wall Street Journal charged by card on Tuesday 9 November and Thursday 9 December
+    # 2027, posted on the 11th and on Monday the 13th, the bank giving no authorization day but
+    # printing the day in the line
+    rows = [
+        txn(d("2027-11-11"), 999, "POS PURCHASE 11/09 DOW JONES WSJ NJ", pfc="GENERAL_SERVICES_OTHER_GENERAL_SERVICES"),
+        txn(d("2027-12-13"), 999, "POS PURCHASE 12/09 DOW JONES WSJ NJ", pfc="GENERAL_SERVICES_OTHER_GENERAL_SERVICES"),
+    ]
+    groceries = card(
+        [d("2027-11-20"), d("2027-12-04")], 8412, "POS PURCHASE KROGER #432", pfc="FOOD_AND_DRINK_GROCERIES"
+    )
+    # WHEN detecting on 20 December
+    stream = only(detect(rows + groceries, d("2027-12-20")))
+    # THEN it is billed on the 9th: next on Sunday 9 January 2028, kept as a card's
+    assert (stream.schedule, stream.next_date) == ("the 9th", d("2028-01-09"))
+
+
 def test_a_bill_debited_by_ach_seen_twice_rolls_even_when_the_bank_stamps_an_authorization_day() -> None:
     # GIVEN a power bill's ACH debits on Monday 28 June and Wednesday 28 July 2027, each with an
     # authorization day on its posting day (some banks stamp their debits so)

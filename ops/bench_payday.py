@@ -17,7 +17,9 @@ is predicted with the last 60, 90 and 180 days of it by
 Per set and history length, on users with a payday: **exact** (an answer without a date is a
 miss), **early** (before the payday: a collection before the money lands), **late**, **no
 date**, **cadence**, and the early rate on paydays that went **as scheduled** (no unpaid
-cycle, no missed early posting, no ACH delay after ``as_of``: the model's own early errors).
+cycle, no missed early posting, no ACH delay after ``as_of``: the model's own early errors);
+the model's misses where the oracle is exact, and the **ties** among them (:func:`ties`: the
+deposits seen fit the model's schedule as well as the true one, so the gap is a prior's).
 Then exactness by cadence and by phenomenon (the payday moved by a weekend or a holiday, an
 early-posting bank, a job change ...) for the model and the plain fit, the slices where the
 model trails the plain fit, the users without a payday given no date, and the **reliability**
@@ -39,7 +41,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, NamedTuple
 
-from chalicelib.insight.payday import predict
+from chalicelib.insight.payday import predict, v2
+from chalicelib.insight.transactions import visible
 from ops.synthetic import fedcal, holdout, phenomena, plain_fit, users
 from ops.synthetic.users import SyntheticUser
 
@@ -169,6 +172,8 @@ class Scores:
     abstained: dict[int, int] = field(default_factory=lambda: defaultdict(int))
     #: (confidence, exact) of each dated answer, on every user
     confidences: list[tuple[float, bool]] = field(default_factory=list)
+    #: (user id, history) -> the date answered
+    answers: dict[tuple[str, int], date | None] = field(default_factory=dict)
 
 
 def score(people: Sequence[SyntheticUser], predictor: Predictor, histories: Sequence[int] = HISTORIES) -> Scores:
@@ -178,6 +183,7 @@ def score(people: Sequence[SyntheticUser], predictor: Predictor, histories: Sequ
         out.unpaid += truth.next_payday is None
         for days in histories:
             answer = predictor(person.history(days), person.as_of)
+            out.answers[(person.user_id, days)] = answer.next_payday
             if answer.next_payday is not None and answer.confidence is not None:
                 out.confidences.append((answer.confidence, answer.next_payday == truth.next_payday))
             if truth.next_payday is None:
@@ -221,6 +227,43 @@ def oracle(people: Sequence[SyntheticUser], histories: Sequence[int] = HISTORIES
     return out
 
 
+def ties(
+    people: Sequence[SyntheticUser], answers: dict[tuple[str, int], date | None], histories: Sequence[int] = HISTORIES
+) -> dict[int, tuple[int, int]]:
+    """Per history length, the model's misses where the oracle is exact, and how many of them
+    are ties: the model reads the true payer's deposits, and its own schedule puts every one it
+    fitted on its day, so the deposits support its date at least as well as the true schedule's
+    (two deposits four weeks apart fit a monthly rule and an every-four-weeks one alike), and
+    only a prior could choose."""
+    out = {}
+    for days in histories:
+        missed = tied = 0
+        for person in people:
+            payday = person.truth.next_payday
+            if payday is None or oracle_answer(person) != payday or not shown(person, days):
+                continue
+            predicted = answers[(person.user_id, days)]
+            if predicted == payday:
+                continue
+            missed += 1
+            tied += predicted is not None and _every_deposit_on_its_day(person, days)
+        out[days] = (missed, tied)
+    return out
+
+
+def _every_deposit_on_its_day(person: SyntheticUser, days: int) -> bool:
+    """The model's primary is the true payer's stream, and its schedule fits every deposit."""
+    facts = person.truth.facts
+    analysis = v2.analyse(visible(person.history(days), person.as_of), person.as_of)
+    primary = analysis.primary
+    if facts is None or primary is None or not primary.fits:
+        return False
+    if not {t.txn_id for t in primary.stream.txns} & set(facts.primary_ids):
+        return False  # another payer's: not a reading of the true payer's deposits
+    best = primary.fits[0]
+    return not best.missed and not best.unmatched and best.exact == best.matched
+
+
 def _pct(value: float) -> str:
     return f"{100 * value:5.1f}%"
 
@@ -257,6 +300,12 @@ def report(
         print(
             f"the oracle on every payday: exact {_pct(bound.exact / bound.n)}, early {_pct(bound.early / bound.n)}"
             " (paydays that came later than scheduled after as_of: early for any schedule)"
+        )
+        gap = ties(people, ours.answers, histories)
+        print(
+            "the model's misses where the oracle is exact, and the ties among them (the true payer's deposits,"
+            " each on the day of the model's own schedule): "
+            + ", ".join(f"{d} d {gap[d][0]}, {gap[d][1]} ties" for d in histories)
         )
     trailing = _slices(scores, histories)
     if ours.unpaid:

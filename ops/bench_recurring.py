@@ -23,7 +23,12 @@ or a weekly or biweekly stream (recurring, but not in this truth: printed as ``o
 false positive; an expected bill left unmatched is a false negative; matches with streams
 too young or stopped too recently to judge count neither way. On the true positives: next
 date exact (the reported ``next_date`` is the next charge's day: the charge day in A, the
-posting day in B) and its ceiling (the share whose next charge came on schedule at all).
+posting day in B) and its ceiling (the share whose next charge came on schedule at all). A
+miss whose next charge came on schedule is counted as a **tie** when a monthly rule (a day of
+the month, kept or rolled either way) puts every charge of the stream seen on its day, on one
+clock, and gives the reported date: the charges seen support that date at least as well as the
+true one (two debits on weekdays cannot tell a roll forward from a roll back), so only a prior
+could choose.
 CPU per call is process time per ``detect`` call, and is also printed at 120 days (the
 history the service holds).
 """
@@ -39,6 +44,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from chalicelib.insight.schedule import LAST_DAY, Roll, Schedule
 from ops.synthetic import households, spending
 
 Detector = Callable[[list[dict[str, Any]], date], Sequence[Any]]
@@ -161,6 +167,8 @@ class Scores:
     false_negatives: int = 0
     next_exact: int = 0
     next_on_schedule: int = 0
+    next_missed_on_schedule: int = 0  # next date missed though the next charge came on schedule
+    next_tied: int = 0  # of those, the ones where the charges seen fit the reported date as well
     #: Reports matching a weekly or biweekly stream: recurring, but not a bill of this truth.
     other_frequency: int = 0
     early_detection: int = 0
@@ -221,7 +229,14 @@ def _source(r: Reported, labels: Mapping[str, str]) -> str:
     return kinds.most_common(1)[0][0] if kinds else "nothing"
 
 
-def score_day(scores: Scores, subject: Subject, reported: Sequence[Reported], as_of: date, history: int) -> None:
+def score_day(
+    scores: Scores,
+    subject: Subject,
+    reported: Sequence[Reported],
+    as_of: date,
+    history: int,
+    window: Sequence[Mapping[str, Any]] = (),
+) -> None:
     truths = subject.truth(as_of, history)
     matched = match(reported, truths)
     tally = scores.by_user.setdefault(subject.user_id, [0, 0, 0])
@@ -243,6 +258,10 @@ def score_day(scores: Scores, subject: Subject, reported: Sequence[Reported], as
             tally[0] += 1
             scores.next_exact += r.next_date == truth.next_date
             scores.next_on_schedule += truth.on_schedule
+            if r.next_date != truth.next_date and truth.on_schedule:
+                scores.next_missed_on_schedule += 1
+                seen = [t for t in window if t["txn_id"] in r.transaction_ids]
+                scores.next_tied += truth.frequency == "MONTHLY" and a_tie(seen, r.next_date, as_of)
             scores.early_detection += r.status == "EARLY_DETECTION"
     found = set(matched.values())
     for j, truth in enumerate(truths):
@@ -252,6 +271,26 @@ def score_day(scores: Scores, subject: Subject, reported: Sequence[Reported], as
                 scores.false_negatives += 1
                 tally[2] += 1
                 scores.missed_by_what[truth.what] += 1
+
+
+#: Every monthly rule a bill may follow: a day of the month (the last day included), kept on a
+#: weekend or rolled to the business day after or before.
+_MONTHLY_RULES = tuple(
+    Schedule.monthly(day, roll=roll) for day in (*range(1, 31), LAST_DAY) for roll in (Roll.NONE, Roll.NEXT, Roll.PREV)
+)
+
+
+def a_tie(charges: Sequence[Mapping[str, Any]], answer: date, as_of: date) -> bool:
+    """Whether a monthly rule puts every charge seen on its day, on one clock (the authorization
+    days where known, or the posting days), with no month skipped, and gives ``answer`` next."""
+    for clock in ("authorized_date", "date"):
+        days = sorted({date.fromisoformat(t.get(clock) or t["date"]) for t in charges})
+        if len(days) < 2:
+            continue
+        for rule in _MONTHLY_RULES:
+            if rule.dates(days[0], days[-1]) == days and rule.next_dates(as_of, 1) == [answer]:
+                return True
+    return False
 
 
 def held(subject: Subject, as_of: date, history: int) -> list[dict[str, Any]]:
@@ -270,7 +309,7 @@ def evaluate(detector: Detector, subjects: Iterable[Subject], history: int) -> S
             found = detector(window, as_of)
             scores.cpu_seconds += time.process_time() - started
             scores.calls += 1
-            score_day(scores, subject, [Reported.of(item) for item in found], as_of, history)
+            score_day(scores, subject, [Reported.of(item) for item in found], as_of, history, window)
     return scores
 
 
@@ -325,6 +364,10 @@ def report_set(name: str, subjects: list[Subject], detectors: Mapping[str, Detec
             f" {model.false_positives} false ({model.other_frequency} weekly/biweekly: precision without them"
             f" {model.precision_without_other:.3f}), {model.false_negatives} missed;"
             f" F1 95 % interval {low:.3f}-{high:.3f}"
+        )
+        print(
+            f"       model next date missed though the charge came on schedule: {model.next_missed_on_schedule},"
+            f" {model.next_tied} of them ties (the charges seen fit the reported date as well)"
         )
         print(f"       model false: {_counts(model.false_by_source)}")
         missed = ", ".join(

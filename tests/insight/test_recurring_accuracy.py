@@ -3,10 +3,12 @@ bench`` prints the full sets, and unseen seeds)."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from chalicelib.insight.recurring import detect
-from ops.bench_recurring import WORLD_A_TUNING, WORLD_B_SEED, evaluate, world_a, world_b
+from ops.bench_recurring import WORLD_A_TUNING, WORLD_B_SEED, a_tie, evaluate, world_a, world_b
 from ops.recurring_baseline import reference_detect
 
 
@@ -25,3 +27,21 @@ def test_the_detector_finds_generated_bills_far_above_the_reference(world: str, 
     assert model.precision >= 0.9 and model.recall >= 0.88, (model.precision, model.recall)
     # AND its next dates are right for most streams it finds
     assert model.share(model.next_exact) >= 0.85
+
+
+@pytest.mark.parametrize(
+    ("answer", "tie"),
+    [
+        ("2027-08-16", True),  # the 14th (a Saturday in August), rolled to the business day after
+        ("2027-08-13", True),  # ... or to the business day before: the two debits cannot tell
+        ("2027-08-14", True),  # ... or kept on the Saturday
+        ("2027-08-15", False),  # no monthly rule puts both debits on their day and gives a Sunday 15th
+        ("2027-08-20", False),
+    ],
+)
+def test_a_missed_date_is_a_tie_when_a_monthly_rule_fits_every_charge_seen_and_gives_it(answer: str, tie: bool) -> None:
+    # GIVEN two debits on Monday 14 June and Wednesday 14 July 2027
+    seen = [{"txn_id": "a", "date": "2027-06-14"}, {"txn_id": "b", "date": "2027-07-14", "authorized_date": None}]
+    # WHEN a detector answered a date for the next one
+    # THEN it is a tie exactly when a day-of-month rule fits both debits and gives that date
+    assert a_tie(seen, date.fromisoformat(answer), date(2027, 7, 31)) is tie

@@ -1,5 +1,6 @@
 """Who an outflow pays: payee keys that survive the ways banks print a statement line, the
-names people read, and the money that only moves between the user's own accounts.
+names people read, the money that only moves between the user's own accounts, and the day a
+card line prints.
 
 Used by the recurring-expense detector (``insight.recurring``); pure functions on
 :class:`~chalicelib.insight.transactions.Txn`.

@@ -133,6 +133,22 @@ def test_a_subscription_seen_twice_at_a_bank_that_reports_no_authorization_day_k
     assert only(detect(adobe + carded, d("2027-08-11"))).next_date == d("2027-08-30")
 
 
+def test_a_bill_on_a_day_of_the_month_is_not_read_as_an_nth_weekday() -> None:
+    # GIVEN Spotify charged by card on Monday 22 February and Monday 22 March 2027 (posted a day
+    # and two days later), and posted on Monday 26 April without an authorization day (the 22nd
+    # a Thursday, posted within a card's lag): three fourth Mondays as well as three 22nds
+    line, pfc = "SPOTIFY USA 877-778-1161 NY", "ENTERTAINMENT_MUSIC_AND_AUDIO"
+    rows = [
+        txn(d("2027-02-23"), 1199, line, authorized=d("2027-02-22"), pfc=pfc),
+        txn(d("2027-03-24"), 1199, line, authorized=d("2027-03-22"), pfc=pfc),
+        txn(d("2027-04-26"), 1199, line, pfc=pfc),
+    ]
+    # WHEN detecting on 16 May
+    stream = only(detect(rows, d("2027-05-16")))
+    # THEN it bills on the 22nd: next on Saturday 22 May, not the fourth Monday, the 24th
+    assert (stream.schedule, stream.next_date) == ("the 22nd", d("2027-05-22"))
+
+
 def test_a_card_line_that_prints_its_day_is_charged_on_that_day() -> None:
     # GIVEN The Wall Street Journal charged by card on Tuesday 9 November and Thursday 9 December
     # 2027, posted on the 11th and on Monday the 13th, the bank giving no authorization day but

@@ -584,10 +584,11 @@ def _judge(candidate: _Candidate, schedules: Iterable[Schedule], as_of: date, *,
     judged = [_match(candidate, schedule, as_of, card=card, identical=identical) for schedule in schedules]
     if not judged:
         return None
-    # Debits ahead of their day break ties only between readings that the schedule's own
-    # evidence accepts alike: the tie-break must not cost a stream the reading that kept it.
+    # The pick's tie-breaks (an nth weekday, debits ahead of their day) apply only between
+    # readings that the schedule's own evidence accepts alike: they must not cost a stream the
+    # reading that kept it.
     kept = _keeps_schedule(min(judged, key=_rank))
-    return min((e for e in judged if _keeps_schedule(e) == kept), key=_rank_debits_late)
+    return min((e for e in judged if _keeps_schedule(e) == kept), key=_rank_to_pick)
 
 
 def _worth_fitting(candidate: _Candidate, group: Sequence[Txn], repeated: Container[str]) -> bool:
@@ -647,12 +648,13 @@ def _rank(e: _Evidence) -> tuple[int, int, int, int, float]:
     return (-len(e.matched), e.due - e.trailing - len(e.matched), -e.exact, e.early, e.residual)
 
 
-def _rank_debits_late(e: _Evidence) -> tuple[int, int, int, bool, int, int, float]:
-    """:func:`_rank`, with a day of the month before an nth weekday (a bill charges on a day of
-    the month: three charges on the 22nd, the last posted a card's lag later, also fall on three
-    fourth Mondays as often as not), and fewest debits ahead of their day even within the jitter
-    before the closest (rent due on the 1st and paid a day late now and then is not due on the
-    2nd, twice a day early)."""
+def _rank_to_pick(e: _Evidence) -> tuple[int, int, int, bool, int, int, float]:
+    """How the judge picks between readings that the evidence accepts alike: :func:`_rank`, with
+    a day of the month before an nth weekday (a bill charges on a day of the month: three
+    charges on the 22nd, the last posted a card's lag later, also fall on three fourth Mondays
+    as often as not), and fewest debits ahead of their day even within the jitter before the
+    closest (rent due on the 1st and paid a day late now and then is not due on the 2nd, twice
+    a day early)."""
     nth = e.schedule.nth is not None
     return (-len(e.matched), e.due - e.trailing - len(e.matched), -e.exact, nth, e.early, e.ahead, e.residual)
 

@@ -365,7 +365,7 @@ LINE_DATE_REACH = 7
 def line_authorization_day(name: str, posted: date) -> date | None:
     """The day a card line prints (``PURCHASE AUTHORIZED ON 08/22``, ``CHECKCARD 0822``): the day
     the card was charged, when it lies on or within a week before the posting day."""
-    for month, day in _line_dates(name):
+    for month, day in _line_dates(name):  # (most lines print none: cached per line)
         year = posted.year - (1 if month > posted.month else 0)
         try:
             printed = date(year, month, day)

@@ -263,7 +263,7 @@ def detect_visible(txns: Sequence[Txn], as_of: date, *, account_id: str | None =
     ]
     # Whether the bank reports authorization days is read before the lines' own dates fill them in.
     reports_authorization = any(t.authorized_day for t in outflows)
-    outflows = [_dated_by_line(t) for t in outflows]
+    outflows = [t if t.authorized_day else _dated_by_line(t) for t in outflows]
     found: list[RecurringExpense] = []
     prefixes = bank_prefixes(txns)
     groups = payee_groups(outflows, prefixes)
@@ -286,7 +286,7 @@ def detect_visible(txns: Sequence[Txn], as_of: date, *, account_id: str | None =
 def _dated_by_line(txn: Txn) -> Txn:
     """A charge without an authorization day whose statement line prints the day the card was
     charged (``POS PURCHASE 12/09``) is authorized on that day."""
-    printed = None if txn.authorized_day else line_authorization_day(txn.name, txn.day)
+    printed = line_authorization_day(txn.name, txn.day)
     return txn if printed is None else txn.authorized_on(printed)
 
 

@@ -648,15 +648,16 @@ def _rank(e: _Evidence) -> tuple[int, int, int, int, float]:
     return (-len(e.matched), e.due - e.trailing - len(e.matched), -e.exact, e.early, e.residual)
 
 
-def _rank_to_pick(e: _Evidence) -> tuple[int, int, int, bool, int, int, float]:
+def _rank_to_pick(e: _Evidence) -> tuple[int, int, bool, int, int, int, float]:
     """How the judge picks between readings that the evidence accepts alike: :func:`_rank`, with
-    a day of the month before an nth weekday (a bill charges on a day of the month: three
-    charges on the 22nd, the last posted a card's lag later, also fall on three fourth Mondays
-    as often as not), and fewest debits ahead of their day even within the jitter before the
-    closest (rent due on the 1st and paid a day late now and then is not due on the 2nd, twice
-    a day early)."""
+    a day of the month before an nth weekday that explains as many charges, even with fewer of
+    them on the day (a bill charges on a day of the month: three charges on the 22nd, the last
+    posted a card's lag later, fall on three fourth Mondays as often as not; rent due on the
+    1st and paid two days late once falls on three first Mondays), and fewest debits ahead of
+    their day even within the jitter before the closest (rent due on the 1st and paid a day
+    late now and then is not due on the 2nd, twice a day early)."""
     nth = e.schedule.nth is not None
-    return (-len(e.matched), e.due - e.trailing - len(e.matched), -e.exact, nth, e.early, e.ahead, e.residual)
+    return (-len(e.matched), e.due - e.trailing - len(e.matched), nth, -e.exact, e.early, e.ahead, e.residual)
 
 
 def _match(

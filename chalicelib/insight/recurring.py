@@ -270,7 +270,7 @@ def detect_visible(txns: Sequence[Txn], as_of: date, *, account_id: str | None =
     bank = _Bank(
         authorized_apart=frozenset(t.txn_id for t in outflows if t.authorized_day and t.authorized_day != t.day),
         prefixes=prefixes,
-        debits_keep_weekends=_debits_keep_weekends(outflows),
+        debits_keep_weekends=_debits_keep_weekends(outflows, reports_authorization=reports_authorization),
         reports_authorization=reports_authorization,
     )
     hits = [_clock_hits(group) for group in groups]
@@ -305,10 +305,27 @@ class _Bank:
     reports_authorization: bool
 
 
-def _debits_keep_weekends(outflows: Iterable[Txn]) -> bool:
+def _debits_keep_weekends(outflows: Iterable[Txn], *, reports_authorization: bool) -> bool:
+    """A bill's debit (no authorization day) posted on a weekend. At a bank that reports no
+    authorization day at all, a phone or internet bill paid by card looks the same, so there
+    such a bill counts only when its line reads as an ACH debit."""
     return any(
-        not t.authorized_day and (_bill(t) or is_card_payment(t)) and not is_business_day(t.day) for t in outflows
+        not t.authorized_day
+        and (_bill(t) or is_card_payment(t))
+        and not is_business_day(t.day)
+        and (reports_authorization or is_ach_debit_line(t.name) or _debited_bill(t))
+        for t in outflows
     )
+
+
+#: Bills that people pay by card as often as by debit.
+_CARD_PAID_BILLS = ("RENT_AND_UTILITIES_TELEPHONE", "RENT_AND_UTILITIES_INTERNET_AND_CABLE")
+
+
+def _debited_bill(txn: Txn) -> bool:
+    """A bill paid by debit whatever the bank shows: rent, a utility, a loan, insurance (not a
+    phone or an internet bill, often paid by card)."""
+    return _bill(txn) and not (txn.pfc_detailed or "").startswith(_CARD_PAID_BILLS)
 
 
 def charge_day(txn: Txn) -> date:

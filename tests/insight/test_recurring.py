@@ -166,6 +166,21 @@ def test_a_card_line_that_prints_its_day_is_charged_on_that_day() -> None:
     assert (stream.schedule, stream.next_date) == ("the 9th", d("2028-01-09"))
 
 
+def test_an_internet_bill_posted_on_a_saturday_at_a_bank_without_authorization_days_is_no_weekend_debit() -> None:
+    # GIVEN rent debited on Monday 3 May (the 1st a Saturday), Thursday 3 June (two days late)
+    # and Thursday 1 July 2027, and an internet bill posted on Saturday 24 April, at a bank that
+    # reports no authorization day (so a card's charge and a debit look alike)
+    rent = ach(
+        [d("2027-05-03"), d("2027-06-03"), d("2027-07-01")], 290500, "PARKSIDE RESIDENCE", pfc="RENT_AND_UTILITIES_RENT"
+    )
+    cable = ach([d("2027-04-24")], 8700, "COX COMM 508887449", pfc="RENT_AND_UTILITIES_INTERNET_AND_CABLE")
+    # WHEN detecting on 17 July
+    stream = only(detect(rent + cable, d("2027-07-17")))
+    # THEN the bank is not read as posting debits on weekends (the internet bill may be a
+    # card's): rent is due on the 1st and Sunday 1 August settles on Monday the 2nd
+    assert (stream.merchant, stream.next_date) == ("Parkside Residence", d("2027-08-02"))
+
+
 def test_a_bill_debited_by_ach_seen_twice_rolls_even_when_the_bank_stamps_an_authorization_day() -> None:
     # GIVEN a power bill's ACH debits on Monday 28 June and Wednesday 28 July 2027, each with an
     # authorization day on its posting day (some banks stamp their debits so)

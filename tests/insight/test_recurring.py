@@ -151,8 +151,8 @@ def test_a_bill_on_a_day_of_the_month_is_not_read_as_an_nth_weekday() -> None:
 
 def test_a_card_line_that_prints_its_day_is_charged_on_that_day() -> None:
     # GIVEN The Wall Street Journal charged by card on Tuesday 9 November and Thursday 9 December
-    # 2027, posted on the 11th and on Monday the 13th, the bank giving no authorization day but
-    # printing the day in the line
+    # 2027, posted on the 11th and on Monday the 13th, the bank giving these charges no
+    # authorization day but printing the day in their lines
     rows = [
         txn(d("2027-11-11"), 999, "POS PURCHASE 11/09 DOW JONES WSJ NJ", pfc="GENERAL_SERVICES_OTHER_GENERAL_SERVICES"),
         txn(d("2027-12-13"), 999, "POS PURCHASE 12/09 DOW JONES WSJ NJ", pfc="GENERAL_SERVICES_OTHER_GENERAL_SERVICES"),

@@ -139,8 +139,10 @@ VARIABLE_SPREAD = 3.0
 TWICE_SEEN_SPREAD = 2.0
 
 # --- the schedule and the evidence
-#: The best few schedules of the fit are judged on all the evidence; the best judged wins.
-SCHEDULES_TRIED = 3
+#: The best few schedules of the fit are judged on all the evidence; the best judged wins (four:
+#: a card plan known by one authorization day and two posting days ranks its own day fourth
+#: as often as not).
+SCHEDULES_TRIED = 4
 #: Calendar rules per cadence the fit scores in full (those explaining most days exactly).
 RULES_SCORED = 4
 #: A cadence whose period is within this share of the typical gap is tried first.

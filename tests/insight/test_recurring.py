@@ -149,6 +149,22 @@ def test_a_bill_on_a_day_of_the_month_is_not_read_as_an_nth_weekday() -> None:
     assert (stream.schedule, stream.next_date) == ("the 22nd", d("2027-05-22"))
 
 
+def test_a_card_plan_known_by_one_authorization_day_and_two_posting_days_is_found() -> None:
+    # GIVEN The Wall Street Journal at $9.99 by card: posted Tuesday 26 May 2026 without an
+    # authorization day, authorized Wednesday 24 June and posted the 25th, posted Monday 27 July
+    # without an authorization day (each within a card's posting lag of the 24th)
+    line, pfc = "DEBIT CARD PURCHASE - WSJ DIGITAL 800-568-7625", "GENERAL_SERVICES_OTHER_GENERAL_SERVICES"
+    rows = [
+        txn(d("2026-05-26"), 999, line, pfc=pfc),
+        txn(d("2026-06-25"), 999, line, authorized=d("2026-06-24"), pfc=pfc),
+        txn(d("2026-07-27"), 999, line, pfc=pfc),
+    ]
+    # WHEN detecting on 18 August
+    stream = only(detect(rows, d("2026-08-18")))
+    # THEN one monthly plan billed on the 24th, next on Monday 24 August
+    assert (stream.frequency, stream.schedule, stream.next_date) == ("MONTHLY", "the 24th", d("2026-08-24"))
+
+
 def test_a_card_line_that_prints_its_day_is_charged_on_that_day() -> None:
     # GIVEN The Wall Street Journal charged by card on Tuesday 9 November and Thursday 9 December
     # 2027, posted on the 11th and on Monday the 13th, the bank giving these charges no

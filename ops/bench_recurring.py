@@ -235,7 +235,7 @@ def score_day(
     reported: Sequence[Reported],
     as_of: date,
     history: int,
-    window: Sequence[Mapping[str, Any]] = (),
+    window: Sequence[Mapping[str, Any]],
 ) -> None:
     truths = subject.truth(as_of, history)
     matched = match(reported, truths)

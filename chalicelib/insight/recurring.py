@@ -212,6 +212,8 @@ _EVERYDAY_PFC_PREFIXES = (
 _PER_VISIT_PFC_PREFIXES = ("PERSONAL_CARE_HAIR_AND_BEAUTY",)
 #: Categories of bills whose amount varies from one charge to the next.
 _BILL_PFC_PREFIXES = ("RENT_AND_UTILITIES_", "GENERAL_SERVICES_INSURANCE", "LOAN_PAYMENTS_")
+#: Bills that people pay by card as often as by debit.
+_CARD_PAID_BILLS = ("RENT_AND_UTILITIES_TELEPHONE", "RENT_AND_UTILITIES_INTERNET_AND_CABLE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,10 +320,6 @@ def _debits_keep_weekends(outflows: Iterable[Txn], *, reports_authorization: boo
         and (reports_authorization or is_ach_debit_line(t.name) or _debited_bill(t))
         for t in outflows
     )
-
-
-#: Bills that people pay by card as often as by debit.
-_CARD_PAID_BILLS = ("RENT_AND_UTILITIES_TELEPHONE", "RENT_AND_UTILITIES_INTERNET_AND_CABLE")
 
 
 def _debited_bill(txn: Txn) -> bool:

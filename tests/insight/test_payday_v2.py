@@ -245,6 +245,25 @@ def test_an_unlabelled_payer_on_a_payroll_schedule_three_times_is_income() -> No
     check("2026-09-20", rows, "2026-09-30", "SEMI_MONTHLY")
 
 
+def test_a_new_employer_without_an_income_label_is_read_from_two_deposits_on_their_day() -> None:
+    # GIVEN weekly Friday pay that stopped in July, then a new employer whose deposits carry no
+    # category and no payroll wording, on the 15th and the last day: Monday 31 August and
+    # Tuesday 15 September
+    old = on_schedule(Schedule.weekly(4), "2026-05-01", "2026-07-17")
+    new = [txn(day, -260_000, "ELECTRONIC DEPOSIT COPPER CANYON CASINO") for day in (d("2026-08-31"), d("2026-09-15"))]
+    # THEN its next payday, Wednesday 30 September: two deposits on their day show the new job
+    check("2026-09-20", old + new, "2026-09-30", "SEMI_MONTHLY")
+
+
+def test_a_months_pay_without_an_income_label_seen_twice_in_60_days_gives_its_day() -> None:
+    # GIVEN 60 days with two unlabelled deposits from one company, on Friday 10 July and Monday
+    # 10 August
+    rows = [txn(day, -180_000, "NORTHSTAR MEDICAL EDI PYMNTS") for day in (d("2026-07-10"), d("2026-08-10"))]
+    result = predict(history("2026-08-20", rows, days=60), d("2026-08-20"))
+    # THEN Thursday 10 September
+    assert (result.next_payday, result.cadence) == (d("2026-09-10"), "MONTHLY"), result.chosen
+
+
 def test_two_employers_follow_the_larger_income() -> None:
     main = on_schedule(Schedule.biweekly(d("2026-08-07")), "2026-06-01", "2026-09-28", cents=200_000)
     side = on_schedule(Schedule.weekly(1), "2026-06-01", "2026-09-28", cents=30_000, employer="CORNER CAFE")

@@ -292,9 +292,24 @@ def _status(best: Fit) -> str:
     return ACTIVE if missed == 0 else LATE if missed == 1 else ENDED
 
 
+def _needed(stream: Stream, best: Fit, *, published: bool) -> int:
+    """How many deposits on schedule make a stream payroll. Income by its label: two, or one on
+    a schedule its payer publishes. A gig platform: six. A payer without an income label proves
+    itself by its schedule: three, or two that the schedule puts exactly on their days (a new
+    employer whose bank leaves the category off shows no more in its first two months, nor a
+    month's pay in 60 days). Two deposits a payroll gap apart always fit some schedule exactly,
+    so such a pair is held by what holds every payer without a label: no transfer, P2P or
+    refund wording, business days, $100 or more."""
+    if stream.gig:
+        return 6
+    if stream.evidence is Evidence.UNLABELLED:
+        return 2 if best.exact == best.matched else 3
+    return 1 if published else 2
+
+
 def _regular(stream: Stream, best: Fit, *, published: bool = False) -> tuple[bool, str]:
     strict = _strict(stream)
-    need = (6 if stream.gig else 3) if strict else 1 if published else 2
+    need = _needed(stream, best, published=published)
     on_day = best.exact / best.matched if best.matched else 0.0
     if best.matched < need:
         return False, f"{best.matched} deposit(s) on schedule, {need} needed"

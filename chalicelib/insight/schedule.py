@@ -432,13 +432,15 @@ class Fit:
 
 
 #: Median gap (days) ranges that make each cadence plausible; a gap twice as long (one
-#: occurrence missed in between) also qualifies.
+#: occurrence missed in between) also qualifies. A monthly rule posts up to 38 days apart (an
+#: nth weekday five weeks on, the earlier one posted two business days early over a weekend and
+#: a holiday Monday), and the fit tolerates two days more.
 _GAP_RANGES: dict[Cadence, tuple[float, float]] = {
     Cadence.WEEKLY: (4, 10),
     Cadence.BIWEEKLY: (10, 18),
     Cadence.SEMI_MONTHLY: (10, 20),
     Cadence.FOUR_WEEKLY: (24, 32),
-    Cadence.MONTHLY: (24, 37),
+    Cadence.MONTHLY: (24, 40),
     Cadence.QUARTERLY: (75, 105),
     Cadence.ANNUALLY: (330, 400),
 }

@@ -278,6 +278,17 @@ def test_social_security_on_the_third_wednesday() -> None:
     check("2026-09-25", ssa, "2026-10-21", "MONTHLY")
 
 
+def test_two_social_security_deposits_38_days_apart_are_monthly() -> None:
+    # GIVEN a bank that posts Social Security two business days early: the third Wednesday of
+    # October 2024 (the 16th) on Friday the 11th, over Columbus Day, and of November (the 20th)
+    # on Monday the 18th, 38 days later
+    days = ("2024-10-11", "2024-11-18")
+    ssa = [txn(day, -134_700, "SSA TREAS 310 XXSOC SEC", personal_finance_category=None) for day in days]
+    result = predict(history("2024-12-01", ssa, days=60), d("2024-12-01"))
+    # THEN the third Wednesday of December (the 18th), two business days early: Monday the 16th
+    assert (result.next_payday, result.cadence) == (d("2024-12-16"), "MONTHLY"), result.chosen
+
+
 def test_one_social_security_deposit_gives_its_published_wednesday() -> None:
     # GIVEN 40 days of history with one Social Security deposit, on Tuesday 25 August 2026: the
     # fourth Wednesday (the 26th) posted a business day early

@@ -264,6 +264,15 @@ def test_a_months_pay_without_an_income_label_seen_twice_in_60_days_gives_its_da
     assert (result.next_payday, result.cadence) == (d("2026-09-10"), "MONTHLY"), result.chosen
 
 
+def test_two_checks_deposited_by_phone_a_month_apart_are_no_payday() -> None:
+    # GIVEN 60 days with two $1,800 checks deposited by phone, on Friday 10 July and Monday
+    # 10 August: the lines name no payer
+    rows = [txn(day, -180_000, "MOBILE DEPOSIT") for day in (d("2026-07-10"), d("2026-08-10"))]
+    result = predict(history("2026-08-20", rows, days=60), d("2026-08-20"))
+    # THEN no date: without a label or a name, a payer needs three deposits on schedule
+    assert (result.next_payday, result.cadence) == (None, "NONE"), result.chosen
+
+
 def test_two_employers_follow_the_larger_income() -> None:
     main = on_schedule(Schedule.biweekly(d("2026-08-07")), "2026-06-01", "2026-09-28", cents=200_000)
     side = on_schedule(Schedule.weekly(1), "2026-06-01", "2026-09-28", cents=30_000, employer="CORNER CAFE")

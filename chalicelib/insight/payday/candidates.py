@@ -157,6 +157,16 @@ def exclusion(txn: Txn) -> str | None:
     return None
 
 
+#: The words of a deposit line that names no payer: a check deposited by phone, at a branch or a
+#: teller (``MOBILE DEPOSIT``, ``BRANCH DEPOSIT 0412``, ``CHECK DEPOSIT``).
+_DEPOSIT_WORDS = frozenset({"MOBILE", "CHECK", "CHK", "BRANCH", "REMOTE", "TELLER", "COUNTER", "IMAGE", "DEPOSIT"})
+
+
+def names_a_payer(payer: str) -> bool:
+    """Whether a payer key (:func:`payer_key`) names someone, not only how money was deposited."""
+    return not set(payer.split()) <= _DEPOSIT_WORDS
+
+
 def payer_key(txn: Txn) -> str:
     """The payer's name as the description spells it, without bank wording, references (any word
     with a digit) or the recipient: ``ACME CORP DES:PAYROLL ID:123 INDN:J DOE CO ID:9 PPD``, ``ORIG CO NAME:ACME CORP

@@ -45,7 +45,14 @@ from functools import lru_cache
 from typing import Any
 
 from chalicelib.insight.calendar import is_business_day
-from chalicelib.insight.payday.candidates import PENSION_WORDS, Deposit, Evidence, Stream, candidate_streams
+from chalicelib.insight.payday.candidates import (
+    PENSION_WORDS,
+    Deposit,
+    Evidence,
+    Stream,
+    candidate_streams,
+    names_a_payer,
+)
 from chalicelib.insight.payday.collection import collection_dates
 from chalicelib.insight.payday.confidence import ConfidenceInputs, confidence
 from chalicelib.insight.payday.types import Detection, InsufficientHistoryError, PaydayPrediction
@@ -297,13 +304,14 @@ def _needed(stream: Stream, best: Fit, *, published: bool) -> int:
     a schedule its payer publishes. A gig platform: six. A payer without an income label proves
     itself by its schedule: three, or two that the schedule puts exactly on their days (a new
     employer whose bank leaves the category off shows no more in its first two months, nor a
-    month's pay in 60 days). Two deposits a payroll gap apart always fit some schedule exactly,
-    so such a pair is held by what holds every payer without a label: no transfer, P2P or
-    refund wording, business days, $100 or more."""
+    month's pay in 60 days) when its lines name it. Two deposits a payroll gap apart always fit
+    some schedule exactly, so such a pair is held by what holds every payer without a label (no
+    transfer, P2P or refund wording, business days, $100 or more) and by a name: two checks
+    deposited by phone a month apart say nothing of who paid them."""
     if stream.gig:
         return 6
     if stream.evidence is Evidence.UNLABELLED:
-        return 2 if best.exact == best.matched else 3
+        return 2 if best.exact == best.matched and names_a_payer(stream.payer) else 3
     return 1 if published else 2
 
 

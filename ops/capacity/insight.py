@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -336,13 +336,6 @@ WRITES: tuple[InsightWrite, ...] = (
         _verification,
     ),
 )
-
-
-def write_all(user_id: str, now: datetime | None = None) -> None:
-    """Make one of every insight write for ``user_id`` (the meter charges each to its function)."""
-    moment = now or datetime.now(UTC)
-    for write in WRITES:
-        write.write(user_id, moment)
 
 
 @dataclass(frozen=True)

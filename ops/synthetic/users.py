@@ -21,7 +21,6 @@ gig-only and no-income users have none (cadence ``NONE``). Rates are the constan
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -290,10 +289,6 @@ def make_user(seed: int, index: int, history_days: int = HISTORY_DAYS) -> Synthe
 
 def generate(seed: int, count: int, history_days: int = HISTORY_DAYS) -> list[SyntheticUser]:
     return [make_user(seed, i, history_days) for i in range(count)]
-
-
-def iter_users(seed: int, count: int) -> Iterator[SyntheticUser]:
-    return (make_user(seed, i) for i in range(count))
 
 
 def _truth(user: _User, archetype: str, jobs: list[Job], pays: dict[int, tuple[list[Pay], list[str]]]) -> Truth:

@@ -53,11 +53,6 @@ def _client_key(region: str | None = None) -> ClientKey:
     )
 
 
-def botocore_config() -> Config:
-    """Retry and timeout policy shared by every client."""
-    return _config(_client_key())
-
-
 def _config(key: ClientKey) -> Config:
     return Config(
         region_name=key.region,

@@ -42,10 +42,6 @@ def cents_to_string(cents: int) -> str:
     return str((Decimal(cents) * _CENT).quantize(_CENT))
 
 
-def cents_to_dollars(cents: int) -> Decimal:
-    return (Decimal(cents) * _CENT).quantize(_CENT)
-
-
 def from_dynamo(value: object) -> int:
     """A stored cents amount (boto3 gives ``Decimal``) back to ``int``."""
     if isinstance(value, bool) or not isinstance(value, (int, Decimal)):

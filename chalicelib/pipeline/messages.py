@@ -150,10 +150,6 @@ class MineRequest:
         )
 
 
-def parse_mine_request(body: str) -> MineRequest:
-    return MineRequest(**_load(_MineRequestSchema(), _json(body, "mine request"), "mine request"))
-
-
 class _SyncRequestSchema(Schema):
     class Meta:
         unknown = EXCLUDE

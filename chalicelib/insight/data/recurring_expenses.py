@@ -170,12 +170,6 @@ def replace_expenses_of_mine(
     return len(rows)
 
 
-def keys_of(expense: Expense, kind: _Kind = RECURRING) -> dict[str, str]:
-    return kind.key(
-        expense.user_id, iso_timestamp(expense.last_mine), expense.merchant_id, expense.frequency, expense.amount
-    )
-
-
 def put_recurring_expenses(expenses: Iterable[Expense]) -> int:
     return put_expenses(expenses, RECURRING)
 

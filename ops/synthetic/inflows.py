@@ -49,9 +49,6 @@ RATES: dict[str, float] = {
     "merchant_credit": 0.10,
     "bank_bonus": 0.05,
 }
-INCOME_KINDS = frozenset(
-    {"unemployment", "child_support", "pension", "plain_employer", "paper_paycheck", "self_employed"}
-)
 
 _UNEMPLOYMENT = (
     "NYS DOL UI DD",

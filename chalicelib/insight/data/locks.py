@@ -47,10 +47,6 @@ RELEASED = "1"
 FENCE = "fence"
 _LAYOUT = {KEY, OWNER_NAME, LEASE_DURATION, RECORD_VERSION_NUMBER, DATA, IS_RELEASED}
 
-#: The balance alert's lock: 60 s lease, heartbeat every second.
-BALANCE_ALERT_LEASE = timedelta(seconds=60)
-BALANCE_ALERT_HEARTBEAT = timedelta(seconds=1)
-
 __all__ = ["LockRecord", "balance_alert_lock_key", "from_item", "get_lock", "go_duration", "parse_go_duration"]
 
 

@@ -30,7 +30,7 @@ clock, and gives the reported date: the charges seen support that date at least 
 true one (two debits on weekdays cannot tell a roll forward from a roll back), so only a prior
 could choose.
 CPU per call is process time per ``detect`` call, and is also printed at 120 days (the
-history the service holds).
+history the service holds), the least of three passes.
 """
 
 from __future__ import annotations
@@ -313,13 +313,17 @@ def evaluate(detector: Detector, subjects: Iterable[Subject], history: int) -> S
     return scores
 
 
-def cpu_per_call(detector: Detector, subjects: Iterable[Subject], history: int) -> float:
-    """Process milliseconds per call over every subject's days."""
+def cpu_per_call(detector: Detector, subjects: Iterable[Subject], history: int, passes: int = 3) -> float:
+    """Process milliseconds per call over every subject's days, the least of ``passes`` passes (as
+    the yardstick: another process on a shared machine slows a pass, never speeds one up)."""
     calls = [(held(s, day, history), day) for s in subjects for day in s.days]
-    started = time.process_time()
-    for window, day in calls:
-        detector(window, day)
-    return 1000 * (time.process_time() - started) / max(1, len(calls))
+    best = float("inf")
+    for _ in range(passes):
+        started = time.process_time()
+        for window, day in calls:
+            detector(window, day)
+        best = min(best, time.process_time() - started)
+    return 1000 * best / max(1, len(calls))
 
 
 def f1_interval(scores: Scores, resamples: int = 1000, seed: int = 1) -> tuple[float, float]:

@@ -592,7 +592,16 @@ def _schedules(txns: Sequence[Txn], *, card: bool, keep_weekends: bool = False) 
         fits = fitted(cadences)
     # Two days share a weekday's rank in the month as often as not: a rule "the third Monday"
     # needs a third charge to tell it from the day of the month.
-    return [f.schedule for f in fits if f.schedule.nth is None or len(charged) >= MATURE_CHARGES]
+    schedules = [f.schedule for f in fits if f.schedule.nth is None or len(charged) >= MATURE_CHARGES]
+    if schedules and all(s.nth is not None for s in schedules):
+        # Only nth weekdays hit every day exactly (a loan due on the 25th, debited a day late
+        # once, is three last Tuesdays): the judge weighs the day of the month most charges
+        # fell on too, and prefers it when it explains as many (``_rank_to_pick``).
+        counts = Counter(d.day for d in days)
+        day = min(counts, key=lambda n: (-counts[n], n))
+        if day <= 28:
+            schedules += [Schedule.monthly(day, roll=roll) for roll in rolls]
+    return schedules
 
 
 def _judge(candidate: _Candidate, schedules: Iterable[Schedule], as_of: date, *, card: bool) -> _Evidence | None:

@@ -149,6 +149,18 @@ def test_a_bill_on_a_day_of_the_month_is_not_read_as_an_nth_weekday() -> None:
     assert (stream.schedule, stream.next_date) == ("the 22nd", d("2027-05-22"))
 
 
+def test_a_loan_debited_a_day_late_once_is_due_on_its_day_of_the_month_not_an_nth_weekday() -> None:
+    # GIVEN a student loan debited on the 25th: Tuesday 28 January 2025 (the 25th a Saturday,
+    # debited a business day after Monday the 27th), Tuesday 25 February and Tuesday 25 March:
+    # three last Tuesdays, on the day every time, and a day of the month one debit misses
+    line, pfc = "PREAUTHORIZED DEBIT AIDVANTAGE DEPT ED P", "LOAN_PAYMENTS_STUDENT_LOAN_PAYMENT"
+    rows = [txn(d(day), 26588, line, pfc=pfc) for day in ("2025-01-28", "2025-02-25", "2025-03-25")]
+    # WHEN detecting on 24 April
+    stream = only(detect(rows, d("2025-04-24")))
+    # THEN it is due on the 25th: next on Friday 25 April, not the last Tuesday, the 29th
+    assert (stream.schedule, stream.next_date) == ("the 25th, or the business day after", d("2025-04-25"))
+
+
 def test_a_card_plan_known_by_one_authorization_day_and_two_posting_days_is_found() -> None:
     # GIVEN The Wall Street Journal at $9.99 by card: posted Tuesday 26 May 2026 without an
     # authorization day, authorized Wednesday 24 June and posted the 25th, posted Monday 27 July

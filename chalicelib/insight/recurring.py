@@ -515,8 +515,9 @@ class _Evidence:
     jittered: int  # dated, off the day by at most TOLERANCE_DAYS, at the level's very amount (JITTER_CADENCES)
     dated: int  # matched charges whose charge day is known (not only a card's posting day)
     early: int  # dated charges before their scheduled day
-    #: Debits (not card charges) before their scheduled day, a day or two of jitter included: a
-    #: biller debits on its day or late, so between two readings the one no debit came before wins.
+    #: Charges before their scheduled day, a day or two of jitter included: a biller debits on its
+    #: day or late, and a card is charged on its day or retried later, so between two readings the
+    #: one no charge came before wins.
     ahead: int
     residual: float  # mean days between a dated charge and its scheduled day
     overdue: date | None  # the first scheduled charge missing since the last one, overdue
@@ -610,7 +611,7 @@ def _judge(candidate: _Candidate, schedules: Iterable[Schedule], as_of: date, *,
     judged = [_match(candidate, schedule, as_of, card=card, identical=identical) for schedule in schedules]
     if not judged:
         return None
-    # The pick's tie-breaks (an nth weekday, debits ahead of their day) apply only between
+    # The pick's tie-breaks (an nth weekday, charges ahead of their day) apply only between
     # readings that the schedule's own evidence accepts alike: they must not cost a stream the
     # reading that kept it.
     kept = _keeps_schedule(min(judged, key=_rank))
@@ -679,9 +680,10 @@ def _rank_to_pick(e: _Evidence) -> tuple[int, int, bool, int, int, int, float]:
     a day of the month before an nth weekday that explains as many charges, even with fewer of
     them on the day (a bill charges on a day of the month: three charges on the 22nd, the last
     posted a card's lag later, fall on three fourth Mondays as often as not; rent due on the
-    1st and paid two days late once falls on three first Mondays), and fewest debits ahead of
+    1st and paid two days late once falls on three first Mondays), and fewest charges ahead of
     their day even within the jitter before the closest (rent due on the 1st and paid a day
-    late now and then is not due on the 2nd, twice a day early)."""
+    late now and then is not due on the 2nd, twice a day early; a plan billed on the 1st and
+    retried on the 3rd once is not billed on the 3rd)."""
     nth = e.schedule.nth is not None
     return (-len(e.matched), e.due - e.trailing - len(e.matched), nth, -e.exact, e.early, e.ahead, e.residual)
 
@@ -713,7 +715,7 @@ def _match(
             if best.authorized_day or posting_clock:
                 dated += 1
                 offset = charged - day.toordinal()
-                ahead += offset < 0 and not card
+                ahead += offset < 0
                 if offset and abs(offset) <= TOLERANCE_DAYS and identical.get(best.txn_id):
                     jittered += 1  # on schedule: the authorization or the debit a day or two off
                 else:

@@ -161,6 +161,22 @@ def test_a_loan_debited_a_day_late_once_is_due_on_its_day_of_the_month_not_an_nt
     assert (stream.schedule, stream.next_date) == ("the 25th, or the business day after", d("2025-04-25"))
 
 
+def test_a_card_plan_retried_a_day_or_two_late_is_due_on_its_earlier_day() -> None:
+    # GIVEN a $5 membership by card: posted Monday 3 March 2025 without an authorization day,
+    # authorized Tuesday 1 April (posted the 4th) and Saturday 3 May (posted the 5th): the 1st
+    # with May's charge two days late, or the 3rd with April's two days early
+    line, pfc = "PATREON* MEMBERSHIP", "GENERAL_SERVICES_OTHER_GENERAL_SERVICES"
+    rows = [
+        txn(d("2025-03-03"), 500, line, pfc=pfc),
+        txn(d("2025-04-04"), 500, line, authorized=d("2025-04-01"), pfc=pfc),
+        txn(d("2025-05-05"), 500, line, authorized=d("2025-05-03"), pfc=pfc),
+    ]
+    # WHEN detecting on 11 May
+    stream = only(detect(rows, d("2025-05-11")))
+    # THEN it bills on the 1st: a card is charged on its day or retried later, not charged early
+    assert (stream.schedule, stream.next_date) == ("the 1st", d("2025-06-01"))
+
+
 def test_a_card_plan_known_by_one_authorization_day_and_two_posting_days_is_found() -> None:
     # GIVEN The Wall Street Journal at $9.99 by card: posted Tuesday 26 May 2026 without an
     # authorization day, authorized Wednesday 24 June and posted the 25th, posted Monday 27 July

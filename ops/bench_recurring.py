@@ -313,17 +313,26 @@ def evaluate(detector: Detector, subjects: Iterable[Subject], history: int) -> S
     return scores
 
 
-def cpu_per_call(detector: Detector, subjects: Iterable[Subject], history: int, passes: int = 3) -> float:
-    """Process milliseconds per call over every subject's days, the least of ``passes`` passes (as
-    the yardstick: another process on a shared machine slows a pass, never speeds one up)."""
-    calls = [(held(s, day, history), day) for s in subjects for day in s.days]
+def least_process_seconds(run: Callable[[], Any], passes: int = 3) -> float:
+    """The least process time of ``passes`` runs of ``run``: another process on a shared machine
+    slows a run, never speeds one up."""
     best = float("inf")
     for _ in range(passes):
         started = time.process_time()
+        run()
+        best = min(best, time.process_time() - started)
+    return best
+
+
+def cpu_per_call(detector: Detector, subjects: Iterable[Subject], history: int) -> float:
+    """Process milliseconds per call over every subject's days, the least of three passes."""
+    calls = [(held(s, day, history), day) for s in subjects for day in s.days]
+
+    def every_call() -> None:
         for window, day in calls:
             detector(window, day)
-        best = min(best, time.process_time() - started)
-    return 1000 * best / max(1, len(calls))
+
+    return 1000 * least_process_seconds(every_call) / max(1, len(calls))
 
 
 def f1_interval(scores: Scores, resamples: int = 1000, seed: int = 1) -> tuple[float, float]:
@@ -395,12 +404,7 @@ def yardstick_ms() -> float:
     """Process milliseconds of a fixed pure-Python loop, the least of three: how fast this machine
     runs Python now (a shared, busy machine runs it several times slower), to compare the CPU
     figures of two runs or two machines by."""
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        sum(i * i for i in range(10**6))
-        best = min(best, time.process_time() - started)
-    return 1000 * best
+    return 1000 * least_process_seconds(lambda: sum(i * i for i in range(10**6)))
 
 
 def main(users: int = USERS) -> int:

@@ -1,10 +1,12 @@
 """Cash-flow forecast, backtested: the forecast against what each synthetic world's own later
 transactions did to the balance, next to a naive baseline.
 
-**Worlds.** The payday generators write 120 days of history and the 75 days after ``as_of``:
-generator A (:mod:`ops.synthetic.users`, the world the forecast was tuned on) and generator B
+**Worlds.** The payday generators write a history and ten weeks or more after ``as_of``:
+generator A (:mod:`ops.synthetic.users`, the world the forecast was tuned on), generator B
 (:mod:`ops.synthetic.holdout`, written separately, never tuned on: no bills, other payers,
-other spending). Each user is forecast from three as-of days: the generator's ``as_of`` and 14
+other spending) and generator C (:mod:`ops.synthetic.phenomena`, written apart from both from a
+list of payroll phenomena, with a feed of its own around them; never run by the forecast
+before its figures were printed). Each user is forecast from three as-of days: the generator's ``as_of`` and 14
 and 28 days after it (history: the 120 days ending there). A card purchase the generator
 flagged pending stays pending at the later days; the forecast counts pending purchases as
 spending and the payday model and the bill detector ignore them, as they do at any day.
@@ -60,7 +62,7 @@ from chalicelib.insight import recurring
 from chalicelib.insight.forecast import Forecast, bill_of, forecast
 from chalicelib.insight.payday import predict
 from chalicelib.settings import LOW_BALANCE_PREDICTION_LEVEL
-from ops.synthetic import holdout, users
+from ops.synthetic import holdout, phenomena, users
 from ops.synthetic.users import SyntheticUser
 
 HISTORY_DAYS = 120
@@ -75,6 +77,7 @@ TUNING_SEED = 5
 WORLDS = (
     ("A", "generator A, a seed not tuned on (21)", users.generate, 21),
     ("B", "held-out generator B (never tuned on), seed 23", holdout.generate, 23),
+    ("C", "held-out generator C (never tuned on), seed 29", phenomena.generate, 29),
 )
 MEDIAN_ERROR_GOAL = 0.5
 RECALL_GOAL, PRECISION_GOAL = 0.85, 0.8

@@ -1,5 +1,5 @@
 """The forecast against what a synthetic world's later transactions did: a small sample of the
-backtest's tuning seed (``make bench`` reports both worlds in full)."""
+backtest's tuning seed (``make bench`` reports the three worlds in full)."""
 
 from __future__ import annotations
 

@@ -21,8 +21,9 @@ from chalicelib.aws.errors import error_code
 from ops.runtime.discovery import DynamoStreamSpec
 from ops.runtime.errors import RuntimeConfigError, SourceNotFoundError
 from ops.runtime.invoker import Invoker
-from ops.runtime.shards import Backoff, ShardConsumer, ShardGroup, ShardInfo, StreamRecord
+from ops.runtime.shards import Backoff, ShardGroup, ShardInfo, StreamRecord
 from ops.runtime.state import RuntimeState
+from ops.runtime.streams import IteratorReader, StreamPoller
 
 #: DynamoDB Streams keep records for 24 hours.
 STREAM_RETENTION_SECONDS = 24 * 3600.0
@@ -111,61 +112,34 @@ def list_stream_shards(stream_arn: str) -> list[ShardInfo]:
         kwargs["ExclusiveStartShardId"] = last
 
 
-@dataclass
-class DynamoShardReader:
-    stream_arn: str
-    shard_id: str
-    start: str  # TRIM_HORIZON | LATEST
-    after: str | None
-    region: str
-    state: RuntimeState
-    _iterator: str | None = None
-    _closed: bool = False
+class DynamoShardReader(IteratorReader):
+    """GetRecords on one shard of a table's stream."""
 
-    def __post_init__(self) -> None:
-        if self.start == "LATEST" and self.after is None:
-            self._iterator = self._new_iterator()
+    max_records = 1000
 
-    def read(self, limit: int) -> list[StreamRecord] | None:
-        if self._closed:
-            return None
-        streams = client("dynamodbstreams")
-        if self._iterator is None:
-            self._iterator = self._new_iterator()
-        try:
-            response = streams.get_records(ShardIterator=self._iterator, Limit=min(limit, 1000))
-        except ClientError as exc:
-            if error_code(exc) != "ExpiredIteratorException":
-                raise
-            self._iterator = self._new_iterator()
-            response = streams.get_records(ShardIterator=self._iterator, Limit=min(limit, 1000))
-        records = [
-            dynamodb_record(
-                raw,
-                self.stream_arn,
-                self.region,
-                by_ttl=self.state.is_service_remove(self.stream_arn, str(raw["dynamodb"]["SequenceNumber"])),
-            )
-            for raw in response.get("Records", [])
-        ]
-        if records:
-            self.after = records[-1].sequence
-        self._iterator = response.get("NextShardIterator")
-        if self._iterator is None:
-            self._closed = True
-        return records
+    def __init__(
+        self, stream_arn: str, shard_id: str, start: str, after: str | None, region: str, state: RuntimeState
+    ) -> None:
+        self.stream_arn, self.region, self.state = stream_arn, region, state
+        super().__init__(shard_id, start, after)
 
-    def _new_iterator(self) -> str:
-        kwargs: dict[str, Any] = {"StreamArn": self.stream_arn, "ShardId": self.shard_id}
-        if self.after is not None:
-            kwargs |= {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": self.after}
-        else:
-            kwargs["ShardIteratorType"] = self.start
+    def _get_iterator(self, kind: str, after: str | None) -> str:
+        kwargs: dict[str, Any] = {"StreamArn": self.stream_arn, "ShardId": self.shard_id, "ShardIteratorType": kind}
+        if after is not None:
+            kwargs["SequenceNumber"] = after
         return str(client("dynamodbstreams").get_shard_iterator(**kwargs)["ShardIterator"])
 
+    def _get_records(self, iterator: str, limit: int) -> dict[str, Any]:
+        return dict(client("dynamodbstreams").get_records(ShardIterator=iterator, Limit=limit))
+
+    def _record(self, raw: dict[str, Any]) -> StreamRecord:
+        sequence = str(raw["dynamodb"]["SequenceNumber"])
+        by_ttl = self.state.is_service_remove(self.stream_arn, sequence)
+        return dynamodb_record(raw, self.stream_arn, self.region, by_ttl=by_ttl)
+
 
 @dataclass
-class DynamoStreamPoller:
+class DynamoStreamPoller(StreamPoller):
     """One event source mapping: a table's stream feeding one function, through its filters."""
 
     spec: DynamoStreamSpec
@@ -175,51 +149,18 @@ class DynamoStreamPoller:
     backoff: Backoff
     _group: ShardGroup | None = None
     _stream_arn: str = ""
+    _retention_seconds: float = STREAM_RETENTION_SECONDS
 
     @property
     def label(self) -> str:
         return f"dynamodb:{self.spec.table_name}"
 
-    def start(self) -> None:
-        self._shards()
+    def _find_stream(self) -> None:
+        self._stream_arn = latest_stream_arn(self.spec.table_name)
+        self.state.adopt_stream(self._stream_arn, self._stream_arn.rsplit("/", 1)[-1])
 
-    def poll(self) -> bool:
-        return self._shards().poll()
+    def _list_shards(self) -> list[ShardInfo]:
+        return list_stream_shards(self._stream_arn)
 
-    def idle(self) -> bool:
-        return self._shards().idle()
-
-    def pending(self) -> list[str]:
-        return self._shards().pending()
-
-    def _shards(self) -> ShardGroup:
-        if self._group is None:
-            self._stream_arn = latest_stream_arn(self.spec.table_name)
-            self.state.adopt_stream(self._stream_arn, self._stream_arn.rsplit("/", 1)[-1])
-            self._group = ShardGroup(lambda: list_stream_shards(self._stream_arn), self._consumer)
-            self._group.refresh()
-        return self._group
-
-    def _consumer(self, shard: ShardInfo, initial: bool) -> ShardConsumer:
-        function = self.spec.function
-        reader = DynamoShardReader(
-            self._stream_arn,
-            shard.shard_id,
-            self.spec.starting_position if initial else "TRIM_HORIZON",
-            self.state.checkpoint(function, self._stream_arn, shard.shard_id),
-            self.region,
-            self.state,
-        )
-        return ShardConsumer(
-            function=function,
-            source=f"{self.label}/{shard.shard_id}",
-            reader=reader,
-            batch_size=self.spec.batch_size,
-            batching_window=self.spec.batching_window,
-            bisect_on_error=self.spec.options.bisect_on_error,
-            filters=self.spec.options.filters,
-            retention_seconds=STREAM_RETENTION_SECONDS,
-            invoker=self.invoker,
-            backoff=self.backoff,
-            on_checkpoint=lambda seq: self.state.set_checkpoint(function, self._stream_arn, shard.shard_id, seq),
-        )
+    def _reader(self, shard_id: str, start: str, after: str | None) -> DynamoShardReader:
+        return DynamoShardReader(self._stream_arn, shard_id, start, after, self.region, self.state)

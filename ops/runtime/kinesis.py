@@ -14,8 +14,9 @@ from ops.runtime.context import LOCAL_ACCOUNT
 from ops.runtime.discovery import KinesisSpec
 from ops.runtime.errors import SourceNotFoundError
 from ops.runtime.invoker import Invoker
-from ops.runtime.shards import Backoff, ShardConsumer, ShardGroup, ShardInfo, StreamRecord
+from ops.runtime.shards import Backoff, ShardGroup, ShardInfo, StreamRecord
 from ops.runtime.state import RuntimeState
+from ops.runtime.streams import IteratorReader, StreamPoller
 
 
 def kinesis_record(raw: dict[str, Any], shard_id: str, stream_arn: str, region: str, role_arn: str) -> StreamRecord:
@@ -41,58 +42,39 @@ def kinesis_record(raw: dict[str, Any], shard_id: str, stream_arn: str, region: 
     return StreamRecord.of(sequence, record, arrival)
 
 
-@dataclass
-class KinesisShardReader:
-    """GetRecords on one shard, resuming after a checkpoint or from the starting position."""
+class KinesisShardReader(IteratorReader):
+    """GetRecords on one shard of a Kinesis stream."""
 
-    stream_name: str
-    stream_arn: str
-    shard_id: str
-    start: str  # TRIM_HORIZON | LATEST
-    after: str | None
-    region: str
-    role_arn: str
-    _iterator: str | None = None
-    _closed: bool = False
+    max_records = 10000
 
-    def __post_init__(self) -> None:
-        if self.start == "LATEST" and self.after is None:
-            self._iterator = self._new_iterator()  # LATEST means "from when the runtime started"
+    def __init__(
+        self,
+        stream_name: str,
+        stream_arn: str,
+        shard_id: str,
+        start: str,
+        after: str | None,
+        region: str,
+        role_arn: str,
+    ) -> None:
+        self.stream_name, self.stream_arn, self.region, self.role_arn = stream_name, stream_arn, region, role_arn
+        super().__init__(shard_id, start, after)
 
-    def read(self, limit: int) -> list[StreamRecord] | None:
-        if self._closed:
-            return None
-        kinesis = client("kinesis")
-        if self._iterator is None:
-            self._iterator = self._new_iterator()
-        try:
-            response = kinesis.get_records(ShardIterator=self._iterator, Limit=min(limit, 10000))
-        except ClientError as exc:
-            if error_code(exc) != "ExpiredIteratorException":
-                raise
-            self._iterator = self._new_iterator()
-            response = kinesis.get_records(ShardIterator=self._iterator, Limit=min(limit, 10000))
-        records = [
-            kinesis_record(r, self.shard_id, self.stream_arn, self.region, self.role_arn) for r in response["Records"]
-        ]
-        if records:
-            self.after = records[-1].sequence
-        self._iterator = response.get("NextShardIterator")
-        if self._iterator is None:
-            self._closed = True
-        return records
-
-    def _new_iterator(self) -> str:
-        kwargs: dict[str, Any] = {"StreamName": self.stream_name, "ShardId": self.shard_id}
-        if self.after is not None:
-            kwargs |= {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "StartingSequenceNumber": self.after}
-        else:
-            kwargs["ShardIteratorType"] = self.start
+    def _get_iterator(self, kind: str, after: str | None) -> str:
+        kwargs: dict[str, Any] = {"StreamName": self.stream_name, "ShardId": self.shard_id, "ShardIteratorType": kind}
+        if after is not None:
+            kwargs["StartingSequenceNumber"] = after
         return str(client("kinesis").get_shard_iterator(**kwargs)["ShardIterator"])
 
+    def _get_records(self, iterator: str, limit: int) -> dict[str, Any]:
+        return dict(client("kinesis").get_records(ShardIterator=iterator, Limit=limit))
+
+    def _record(self, raw: dict[str, Any]) -> StreamRecord:
+        return kinesis_record(raw, self.shard_id, self.stream_arn, self.region, self.role_arn)
+
 
 @dataclass
-class KinesisPoller:
+class KinesisPoller(StreamPoller):
     """One event source mapping: a Kinesis stream feeding one function."""
 
     spec: KinesisSpec
@@ -109,24 +91,7 @@ class KinesisPoller:
     def label(self) -> str:
         return f"kinesis:{self.spec.stream_name}"
 
-    def start(self) -> None:
-        self._shards()
-
-    def poll(self) -> bool:
-        return self._shards().poll()
-
-    def idle(self) -> bool:
-        return self._shards().idle()
-
-    def pending(self) -> list[str]:
-        return self._shards().pending()
-
-    def _shards(self) -> ShardGroup:
-        if self._group is None:
-            self._group = self._resolve()
-        return self._group
-
-    def _resolve(self) -> ShardGroup:
+    def _find_stream(self) -> None:
         try:
             summary = client("kinesis").describe_stream_summary(StreamName=self.spec.stream_name)
         except ClientError as exc:
@@ -137,9 +102,6 @@ class KinesisPoller:
         self._stream_arn = description["StreamARN"]
         self._retention_seconds = float(description["RetentionPeriodHours"]) * 3600
         self.state.adopt_stream(self._stream_arn, description["StreamCreationTimestamp"].isoformat())
-        group = ShardGroup(self._list_shards, self._consumer)
-        group.refresh()
-        return group
 
     def _list_shards(self) -> list[ShardInfo]:
         shards: list[ShardInfo] = []
@@ -153,30 +115,9 @@ class KinesisPoller:
                 return shards
             kwargs = {"NextToken": page["NextToken"]}
 
-    def _consumer(self, shard: ShardInfo, initial: bool) -> ShardConsumer:
-        function = self.spec.function
-        checkpoint = self.state.checkpoint(function, self._stream_arn, shard.shard_id)
-        reader = KinesisShardReader(
-            self.spec.stream_name,
-            self._stream_arn,
-            shard.shard_id,
-            self.spec.starting_position if initial else "TRIM_HORIZON",
-            checkpoint,
-            self.region,
-            self.role_arn,
-        )
-        return ShardConsumer(
-            function=function,
-            source=f"{self.label}/{shard.shard_id}",
-            reader=reader,
-            batch_size=self.spec.batch_size,
-            batching_window=self.spec.batching_window,
-            bisect_on_error=self.spec.options.bisect_on_error,
-            filters=self.spec.options.filters,
-            retention_seconds=self._retention_seconds,
-            invoker=self.invoker,
-            backoff=self.backoff,
-            on_checkpoint=lambda seq: self.state.set_checkpoint(function, self._stream_arn, shard.shard_id, seq),
+    def _reader(self, shard_id: str, start: str, after: str | None) -> KinesisShardReader:
+        return KinesisShardReader(
+            self.spec.stream_name, self._stream_arn, shard_id, start, after, self.region, self.role_arn
         )
 
 

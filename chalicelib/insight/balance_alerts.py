@@ -112,22 +112,6 @@ def evaluate(user_id: str, rows: UserRows | None = None) -> Evaluation:
     return Evaluation(verdict, threshold, account, reading)
 
 
-def check_balance_alert(
-    user_id: str,
-    *,
-    rows: UserRows | None = None,
-    locker: Locker | None = None,
-    tracker: SegmentTracker | None = None,
-) -> AlertOutcome:
-    """Alert the user if due, or finish an alert claimed and not sent (see the module docstring).
-
-    ``rows``: the user's rows if the caller has just read them; ``locker`` brings the clock
-    (default: a locker on the process clock); ``tracker`` the Segment client (default: the
-    process-wide one).
-    """
-    return check(user_id, rows=rows, locker=locker, tracker=tracker).outcome
-
-
 @dataclass(frozen=True)
 class Checked:
     outcome: AlertOutcome
@@ -142,7 +126,13 @@ def check(
     locker: Locker | None = None,
     tracker: SegmentTracker | None = None,
 ) -> Checked:
-    """:func:`check_balance_alert`, with the evaluation it made (the predicted alert reads it)."""
+    """Alert the user if due, or finish an alert claimed and not sent (see the module docstring),
+    and say what the rows said (the predicted alert reads it).
+
+    ``rows``: the user's rows if the caller has just read them; ``locker`` brings the clock
+    (default: a locker on the process clock); ``tracker`` the Segment client (default: the
+    process-wide one).
+    """
     lock = locker or Locker()
     state = alerts.get_alert(user_id)
     evaluation: Evaluation | None = None

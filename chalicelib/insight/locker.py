@@ -159,9 +159,6 @@ class HeldLock:
         with self._renewed:
             return self._renewed.wait_for(lambda: self.renewals >= count or self.lost, timeout=timeout)
 
-    def wait_lost(self, timeout: float) -> bool:
-        return self._lost.wait(timeout)
-
 
 @dataclass
 class _Watch:

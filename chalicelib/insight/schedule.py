@@ -294,10 +294,6 @@ class Schedule:
         _load_span(lo, hi)
         return _posting(self._nominal(lo - _NOMINAL_BEFORE - 3, hi + 10), self.roll, self.shift, lo, hi)
 
-    def nominal_dates(self, start: date, end: date) -> list[date]:
-        """The rule's own dates in ``[start, end]``, before rolling and early posting."""
-        return [date.fromordinal(o) for o in self._nominal(start.toordinal(), end.toordinal())]
-
     def dates(self, start: date, end: date) -> list[date]:
         """The days the payments post in ``[start, end]``."""
         return [date.fromordinal(o) for o in self._posted(start.toordinal(), end.toordinal())]
@@ -410,10 +406,6 @@ class Fit:
     def offsets(self) -> tuple[int, ...]:
         """Signed days observed - expected of each match, oldest first (positive: posted late)."""
         return tuple((o - e).days for e, o in self.pairs if o is not None)
-
-    @property
-    def last_match(self) -> date | None:
-        return next((o for _, o in reversed(self.pairs) if o is not None), None)
 
     @property
     def missed_since_last_match(self) -> int:

@@ -150,11 +150,6 @@ class EventRuntime:
 
     # --- delivering -------------------------------------------------------------------
 
-    def poll_once(self) -> bool:
-        """One round: at most one batch per source. True when anything was delivered."""
-        with self._lock:
-            return self._round(tolerate_errors=False)
-
     def drain(self, timeout: float = 30.0, require_idle: bool = True) -> DrainResult:
         """Deliver until every consumed queue and stream is empty and caught up.
 

@@ -143,7 +143,7 @@ def test_health_needs_no_token(api: Api) -> None:
     assert response.status_code == 200 and response.json() == {"status": "ok"}
 
 
-def test_jwks_is_cached_across_requests_and_a_rotation_is_picked_up(api: Api, auth0: FakeAuth0, user_id: str) -> None:
+def test_jwks_is_cached_across_requests(api: Api, auth0: FakeAuth0, user_id: str) -> None:
     # GIVEN the keys already fetched once
     assert api.get(ACCOUNTS, path={"user_id": user_id}).status_code == 200
     fetched = auth0.jwks_requests
@@ -193,6 +193,26 @@ def test_key_cache_refetches_for_a_new_kid_at_most_once_per_interval() -> None:
     with pytest.raises(UnauthorizedError):
         cache.key("invented-later")
     assert len(fetches) == 2
+
+
+def test_a_rotation_at_the_issuer_is_picked_up_over_http_once_the_interval_has_passed() -> None:
+    # GIVEN an issuer of its own (rotating the session's would strand other tests' tokens) and
+    # a key cache reading its JWKS over HTTP, holding its first key
+    with FakeAuth0() as issuer:
+        clock = Clock()
+        cache = JwksCache(issuer.jwks_url, cache_seconds=600, clock=clock)
+        first = issuer.signing_key
+        assert cache.key(first.kid).key_id == first.kid
+        # WHEN the issuer rotates to a new key, keeping the old one served
+        second = issuer.rotate()
+        # THEN a token under the new kid is refused until the refetch interval has passed
+        with pytest.raises(UnauthorizedError):
+            cache.key(second.kid)
+        clock.now += MIN_REFETCH_SECONDS
+        # AND then both keys are known, at the cost of one more fetch
+        assert cache.key(second.kid).key_id == second.kid
+        assert cache.key(first.kid).key_id == first.kid
+        assert issuer.jwks_requests == 2
 
 
 def test_key_cache_keeps_held_keys_when_a_refresh_fails_and_fails_without_any() -> None:

@@ -232,13 +232,6 @@ class Stream:
     def median_cents(self, last: int = 6) -> int:
         return int(statistics.median(d.cents for d in self.deposits[-last:]))
 
-    def amount_spread(self, last: int = 6) -> float:
-        """Coefficient of variation of the last deposits' amounts (0 = identical)."""
-        amounts = [d.cents for d in self.deposits[-last:]]
-        if len(amounts) < 2:
-            return 0.0
-        return statistics.pstdev(amounts) / max(1.0, statistics.fmean(amounts))
-
 
 def _own_transfers(txns: Sequence[Txn]) -> set[str]:
     """Inflows matched by an outflow of the same amount from another of the user's accounts

@@ -398,10 +398,6 @@ class Settings:
     #: the user's threshold before the next payday exceeds this (1 never does: the alert is off).
     low_balance_prediction_level: float = LOW_BALANCE_PREDICTION_LEVEL
 
-    @property
-    def is_prod(self) -> bool:
-        return self.stage == "prod"
-
     # Secrets resolve on first use, not when settings load: packaging and deploying import
     # the app (for its names) where no secret exists, and SSM is only reachable at run time.
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import jwt
 
 from chalicelib import clock
-from chalicelib.api.errors import ForbiddenError, UnauthorizedError
+from chalicelib.api.errors import UnauthorizedError
 from chalicelib.api.jwks import get_jwks
 from chalicelib.errors import ConfigurationError
 from chalicelib.settings import get_settings
@@ -136,11 +136,3 @@ def _scopes(scope: object, permissions: object) -> frozenset[str]:
 def authenticate(headers: Mapping[str, str]) -> Principal:
     """The verified caller of a request (401 when there is none)."""
     return verify_token(bearer_token(headers))
-
-
-def authorize(headers: Mapping[str, str], user_id: str) -> Principal:
-    """The verified caller, who must be ``user_id`` or a service (401, then 403)."""
-    principal = authenticate(headers)
-    if not principal.may_act_for(user_id):
-        raise ForbiddenError("this token may not act for this user")
-    return principal

@@ -49,10 +49,6 @@ class FakeUserService(FakeServer):
             self._users[user_id] = user
         return dict(user)
 
-    def set_status(self, user_id: str, status: str) -> None:
-        with self._lock:
-            self._users[user_id]["status"] = status
-
     def remove_user(self, user_id: str) -> None:
         with self._lock:
             self._users.pop(user_id, None)

@@ -62,6 +62,7 @@ from chalicelib.insight import recurring
 from chalicelib.insight.forecast import Forecast, bill_of, forecast
 from chalicelib.insight.payday import predict
 from chalicelib.settings import LOW_BALANCE_PREDICTION_LEVEL
+from ops.cpu import per_call_ms, yardstick_ms
 from ops.synthetic import holdout, phenomena, users
 from ops.synthetic.users import SyntheticUser
 
@@ -525,15 +526,10 @@ def cpu(people: Sequence[SyntheticUser], runs: int = 20) -> None:
             forecast, seen, case.accounts, person.as_of, HORIZON, case.threshold, bills=bills, payday=chain
         ),
     }
-    figures = []
-    for name, run in variants.items():
-        run()  # warm caches (holidays, month starts) as a warm Lambda would
-        started = time.process_time()
-        for _ in range(runs):
-            run()
-        figures.append(f"{name} {(time.process_time() - started) * 1000 / runs:.1f} ms")
+    figures = [f"{name} {per_call_ms(run, runs):.1f} ms" for name, run in variants.items()]
     print(f"\nCPU per forecast, a typical user of generator A ({len(seen)} transactions in 120 days):")
     print(f"   {'; '.join(figures)} (goal: <= 50 ms for a 120-day history)")
+    print(f"   the least of three passes; CPU yardstick (one million squares summed) {yardstick_ms():.0f} ms")
 
 
 def choose(count: int = USERS_PER_WORLD) -> int:

@@ -45,6 +45,7 @@ from datetime import date
 from typing import Any
 
 from chalicelib.insight.schedule import LAST_DAY, Roll, Schedule
+from ops.cpu import least_process_seconds, yardstick_ms
 from ops.synthetic import households, spending
 
 Detector = Callable[[list[dict[str, Any]], date], Sequence[Any]]
@@ -313,17 +314,6 @@ def evaluate(detector: Detector, subjects: Iterable[Subject], history: int) -> S
     return scores
 
 
-def least_process_seconds(run: Callable[[], Any], passes: int = 3) -> float:
-    """The least process time of ``passes`` runs of ``run``: another process on a shared machine
-    slows a run, never speeds one up."""
-    best = float("inf")
-    for _ in range(passes):
-        started = time.process_time()
-        run()
-        best = min(best, time.process_time() - started)
-    return best
-
-
 def cpu_per_call(detector: Detector, subjects: Iterable[Subject], history: int) -> float:
     """Process milliseconds per call over every subject's days, the least of three passes."""
     calls = [(held(s, day, history), day) for s in subjects for day in s.days]
@@ -398,13 +388,6 @@ def report_set(name: str, subjects: list[Subject], detectors: Mapping[str, Detec
         + f"; model/reference {cpu['model'] / max(cpu['reference'], 1e-9):.1f}x"
     )
     return results
-
-
-def yardstick_ms() -> float:
-    """Process milliseconds of a fixed pure-Python loop, the least of three: how fast this machine
-    runs Python now (a shared, busy machine runs it several times slower), to compare the CPU
-    figures of two runs or two machines by."""
-    return 1000 * least_process_seconds(lambda: sum(i * i for i in range(10**6)))
 
 
 def main(users: int = USERS) -> int:

@@ -264,7 +264,7 @@ class Harness:
         call, and the CPU yardstick of the same moment (how fast the machine runs Python now)."""
         from chalicelib.insight.data.balance_settings import balance_settings_item
         from chalicelib.insight.data.tables import user_balance_settings
-        from ops.bench_recurring import yardstick_ms
+        from ops.cpu import yardstick_ms
 
         user_balance_settings().put_item(Item=balance_settings_item(user_id, 100))
         path = f"/v1/users/{user_id}/forecast"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -192,10 +191,9 @@ def test_the_command_serves_the_fake_until_terminated(user_id: str) -> None:
         assert client.request_status(user_id, receipt.request_id).is_processed
     finally:
         process.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 10
-        while process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        if process.poll() is None:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
             process.kill()
     # AND it stops cleanly on SIGTERM
     assert process.returncode == 0

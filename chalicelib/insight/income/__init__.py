@@ -25,7 +25,7 @@ from chalicelib.insight.income import model as weights
 from chalicelib.insight.income.methods import RULES
 from chalicelib.insight.income.model import IncomeModel, IncomeModelError, load_model
 from chalicelib.insight.income.profile import Profile, profiles
-from chalicelib.insight.payday.v2 import ENDED
+from chalicelib.insight.payday.streams import ENDED
 from chalicelib.insight.transactions import Txn, visible
 
 __all__ = [

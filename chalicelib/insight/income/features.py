@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from chalicelib.insight.income.profile import Profile
-from chalicelib.insight.payday.v2 import ENDED
+from chalicelib.insight.payday.streams import ENDED
 
 #: A stream whose last deposit is older than this is not recent.
 RECENT_DAYS = 45

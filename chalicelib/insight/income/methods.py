@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from chalicelib.insight.income.profile import Profile
-from chalicelib.insight.payday.v2 import PAYROLL_CADENCES
+from chalicelib.insight.payday.streams import PAYROLL_CADENCES
 
 #: Share of a stream's transactions a category or a description must cover.
 MAJORITY = 0.5

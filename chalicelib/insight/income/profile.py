@@ -5,7 +5,7 @@ inflows that pass the exclusion rules (no other app's advance or loan disburseme
 refund, interest, refund, P2P transfer, cash deposit or transfer between the user's own
 accounts), grouped by payer and account. A :class:`Profile` adds what the methods read:
 the shares of the stream's transactions by category and by wording, the schedule fit the
-payday model makes of its deposits (:func:`chalicelib.insight.payday.v2.fit_stream`), and
+payday model makes of its deposits (:func:`chalicelib.insight.payday.streams.fit_stream`), and
 the regularity of its gaps, amounts and weekdays.
 """
 
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from chalicelib.insight.calendar import is_business_day
-from chalicelib.insight.payday import v2
 from chalicelib.insight.payday.candidates import INCOME_CATEGORIES, Stream, candidate_streams
+from chalicelib.insight.payday.streams import StreamFit, fit_stream
 from chalicelib.insight.schedule import Fit
 from chalicelib.insight.transactions import Txn
 
@@ -58,7 +58,7 @@ class Profile:
     """One stream with what the methods read (shares are of the stream's transactions)."""
 
     stream: Stream
-    fit: v2.StreamFit
+    fit: StreamFit
     income_category: float
     transfer_category: float
     no_category: float
@@ -138,7 +138,7 @@ def _profile(stream: Stream, as_of: date, history_start: date, total_cents: int)
 
     return Profile(
         stream=stream,
-        fit=v2.fit_stream(stream, as_of, history_start),
+        fit=fit_stream(stream, as_of, history_start),
         income_category=_share(txns, lambda t: t.pfc_detailed in INCOME_CATEGORIES),
         transfer_category=_share(txns, _is_transfer_category),
         no_category=_share(txns, lambda t: t.pfc_detailed is None),

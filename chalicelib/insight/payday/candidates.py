@@ -71,7 +71,7 @@ _PAYROLL = re.compile(
     r"INTUIT PAY|PAYLOCITY|PAYCOM|PAYCOR|\bDFAS\b|NET PAY|TREAS 310|SOC SEC|SUPP SEC|\bSSA\b|\bSSI\b"
 )
 #: A pension or an annuity, by the payer's words: income as much as a payroll's (and pensions pay
-#: monthly, on the 1st: :func:`chalicelib.insight.payday.v2.payer_kind`).
+#: monthly, on the 1st: :func:`chalicelib.insight.payday.posterior.payer_kind`).
 PENSION_WORDS = re.compile(r"PENSION|ANNUIT|RETIREMENT|\bRET SYS\b|\bPERS\b")
 _GIG = re.compile(
     r"DOORDASH|\bUBER\b|\bLYFT\b|INSTACART|MAPLEBEAR|GRUBHUB|\bSHIPT\b|POSTMATES|AMAZON FLEX|"

@@ -170,6 +170,17 @@ GIG = {"primary": "INCOME", "detailed": "INCOME_GIG_ECONOMY"}
             )
             for day in Schedule.biweekly(d("2026-06-05")).dates(d("2026-06-01"), d("2026-09-28"))
         ],
+        # a monthly payout whose line abbreviates the platform, named by Plaid's merchant name
+        [
+            txn(
+                day,
+                -64_000,
+                "AMZN FLEX PAYOUT",
+                merchant_name="Amazon Flex",
+                personal_finance_category={"primary": "INCOME", "detailed": "INCOME_WAGES"},
+            )
+            for day in Schedule.monthly(10).dates(d("2026-06-01"), d("2026-09-28"))
+        ],
     ],
 )
 def test_gig_payouts_give_no_payday(payouts: list[dict[str, Any]]) -> None:

@@ -73,8 +73,10 @@ _PAYROLL = re.compile(
 #: A pension or an annuity, by the payer's words: income as much as a payroll's (and pensions pay
 #: monthly, on the 1st: :func:`chalicelib.insight.payday.posterior.payer_kind`).
 PENSION_WORDS = re.compile(r"PENSION|ANNUIT|RETIREMENT|\bRET SYS\b|\bPERS\b")
+#: Gig platforms, by the description or by Plaid's merchant name (banks abbreviate the first:
+#: ``AMZN FLEX PAYOUT``).
 _GIG = re.compile(
-    r"DOORDASH|\bUBER\b|\bLYFT\b|INSTACART|MAPLEBEAR|GRUBHUB|\bSHIPT\b|POSTMATES|AMAZON FLEX|"
+    r"DOORDASH|\bUBER\b|\bLYFT\b|INSTACART|MAPLEBEAR|GRUBHUB|\bSHIPT\b|POSTMATES|AMAZON ?FLEX|\bAMZN FLEX|"
     r"SPARK DRIVER|\bROVER\b|TASKRABBIT|FIVERR|UPWORK|\bGOPUFF\b"
 )
 _EXCLUDED = (
@@ -189,6 +191,12 @@ def payer_key(txn: Txn) -> str:
     return (txn.merchant_name or txn.name).upper().strip()
 
 
+def _is_gig(txn: Txn) -> bool:
+    if txn.pfc_detailed == "INCOME_GIG_ECONOMY" or _GIG.search(txn.name.upper()):
+        return True
+    return bool(txn.merchant_name and _GIG.search(txn.merchant_name.upper()))
+
+
 def _income_vote(txn: Txn) -> int:
     """+1 income evidence, -1 transfer evidence, 0 neither."""
     if txn.pfc_detailed in INCOME_CATEGORIES or any("Payroll" in c for c in txn.category):
@@ -301,7 +309,7 @@ def candidate_streams(txns: Sequence[Txn]) -> list[Stream]:
         if transfer > income:
             continue
         names = [t.merchant_name for t in members if t.merchant_name]
-        gig = any(_GIG.search(t.name.upper()) or t.pfc_detailed == "INCOME_GIG_ECONOMY" for t in members)
+        gig = any(_is_gig(t) for t in members)
         evidence = Evidence.INCOME if income else Evidence.UNLABELLED
         display = statistics.mode(names) if names else payer.title()
         streams.append(Stream(payer, account_id, _deposits(members), evidence, gig, display))

@@ -300,18 +300,28 @@ def unnamed_p2p(txn: Txn, prefixes: frozenset[str] = frozenset()) -> bool:
     return merchant_key(txn, prefixes) in P2P_SERVICES
 
 
+#: A word the payee words of this many payees' lines share names a place (the city a card
+#: line ends with), not a payee: no join goes through it (:func:`payee_groups`).
+PLACE_PAYEES: Final = 3
+
+
 def payee_groups(txns: Iterable[Txn], prefixes: frozenset[str] = frozenset()) -> list[list[Txn]]:
     """``txns`` grouped by payee, across the user's accounts (a habit paid with two cards is
     as dense as it really is; a subscription moved to another card stays one stream).
 
     Keys naming the same payee are joined: one a prefix of the other ("SIRIUS" and
     "SIRIUSXM", "YOUTUBE" and "YOUTUBEPREMIUM"), or one among the other's payee words (a bank
-    printing "NY SDU CHILD SUPPORT" one month and "CHILD SUPPORT SDU NY" the next)."""
+    printing "NY SDU CHILD SUPPORT" one month and "CHILD SUPPORT SDU NY" the next; "CHARTER
+    COMMUNICATIONS SPECTRUM" and "SPECTRUM"), unless the lines of :data:`PLACE_PAYEES` payees
+    or more share that word: it is then a place ("KROGER #0049 SEATTLE WA", "CVS/PHARMACY
+    #8812 SEATTLE WA"), not the name of the utility "SEATTLE CITY LIGHT"."""
     groups: dict[str, list[Txn]] = defaultdict(list)
     for txn in txns:
         groups[merchant_key(txn, prefixes)].append(txn)
     keys = sorted(groups)
     words = {k: {w for t in groups[k] for w in _line_words(t, prefixes)[:5]} for k in keys}
+    shared = Counter(w for k in keys for w in words[k])
+    words = {k: {w for w in ws if shared[w] < PLACE_PAYEES} for k, ws in words.items()}
     parent = {k: k for k in keys}
 
     def root(k: str) -> str:

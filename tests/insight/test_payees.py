@@ -66,6 +66,20 @@ def test_variants_of_one_payee_are_grouped_and_different_payees_are_not() -> Non
     assert groups == [["a", "b"], ["c", "d"], ["e"], ["f"]]
 
 
+def test_a_utility_named_after_a_city_is_not_joined_with_the_card_lines_ending_in_that_city() -> None:
+    # GIVEN a utility keyed by its first word, and card lines whose descriptors end with the city
+    rows = [
+        txn("ACH DEBIT SEATTLE CITY LIGHT UTIL PMT", txn_id="a"),
+        txn("ACH DEBIT SEATTLE CITY LIGHT UTIL PMT", txn_id="b"),
+        txn("KROGER #0049 SEATTLE WA", txn_id="c"),
+        txn("CHEESECAKE FACTORY #954 SEATTLE WA", txn_id="d"),
+    ]
+    # WHEN the charges are grouped by payee
+    groups = sorted(sorted(t.txn_id for t in group) for group in payee_groups(rows))
+    # THEN the city's word alone joins nothing: each payee is its own group
+    assert groups == [["a", "b"], ["c"], ["d"]]
+
+
 @pytest.mark.parametrize(
     ("line", "merchant", "name"),
     [

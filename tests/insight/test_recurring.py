@@ -305,6 +305,43 @@ def test_a_utility_bill_is_recurring_although_its_amount_varies() -> None:
     assert stream.merchant == "Con Ed"
 
 
+def test_a_gas_bill_six_times_larger_in_winter_than_in_summer_is_one_stream() -> None:
+    # GIVEN a gas bill debited on the 17th (the business day after on a weekend), from $135.77
+    # in April down to $21.64 in September as the heating season ends
+    days = [d("2025-04-17"), d("2025-05-16"), d("2025-06-17"), d("2025-07-17"), d("2025-08-15"), d("2025-09-17")]
+    amounts = [13577, 9695, 7384, 3272, 2350, 2164]
+    rows = ach(days, amounts, "ACH DEBIT PUGET SOUND ENERG PSE PAYMNT", pfc="RENT_AND_UTILITIES_GAS_AND_ELECTRICITY")
+    # WHEN detecting in October
+    stream = only(detect(rows, d("2025-10-09")))
+    # THEN one monthly bill of all six debits, next on the 17th
+    assert (stream.frequency, stream.fixed_amount, len(stream.transaction_ids)) == ("MONTHLY", False, 6)
+    assert stream.next_date == d("2025-10-17")
+
+
+def test_a_phone_bill_whose_cents_move_and_whose_authorization_wanders_is_one_stream() -> None:
+    # GIVEN a phone bill by card, billed on the 12th: its taxes move the cents every month and
+    # its authorization comes on the 11th, 13th, 12th, 12th, 13th and 12th
+    billed = monthly_days("2025-10-12", 6)
+    jitter = (-1, 1, 0, 0, 1, 0)
+    amounts = (14023, 13930, 14022, 13910, 14106, 14120)
+    rows = [
+        txn(
+            day + timedelta(days=j + 2),
+            cents,
+            "CHECKCARD T-MOBILE*AUTOPAY 800-937-8997 WA",
+            authorized=day + timedelta(days=j),
+            merchant="T-Mobile",
+            pfc="RENT_AND_UTILITIES_TELEPHONE",
+        )
+        for day, j, cents in zip(billed, jitter, amounts, strict=True)
+    ]
+    # WHEN detecting on 25 March
+    stream = only(detect(rows, d("2026-03-25")))
+    # THEN one mature monthly stream of the six charges, next on the billing day, the 12th
+    assert (stream.frequency, stream.status, len(stream.transaction_ids)) == ("MONTHLY", Status.MATURE, 6)
+    assert stream.next_date == d("2026-04-12"), stream.schedule
+
+
 def test_small_amount_differences_stay_one_stream() -> None:
     # GIVEN a subscription billed in another currency: a few cents off each month
     rows = card(monthly_days("2026-01-09", 4), 0, "SPOTIFY P3F7A2 STOCKHOLM")

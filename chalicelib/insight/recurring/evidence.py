@@ -21,7 +21,7 @@ class Evidence:
     matched: tuple[Txn, ...]  # one charge per scheduled day it was matched to, oldest first
     due: int  # scheduled charges that should have shown by now
     exact: int  # matched on the scheduled day itself
-    jittered: int  # dated, off the day by at most TOLERANCE_DAYS, at the level's very amount (JITTER_CADENCES)
+    jittered: int  # dated, off its day by at most TOLERANCE_DAYS: a price's very amount, or a bill (JITTER_CADENCES)
     dated: int  # matched charges whose charge day is known (not only a card's posting day)
     early: int  # dated charges before their scheduled day
     #: Charges before their scheduled day, a day or two of jitter included: a biller debits on its

@@ -15,6 +15,7 @@ from chalicelib.insight.recurring.acceptance import keeps_schedule
 from chalicelib.insight.recurring.candidates import Candidate
 from chalicelib.insight.recurring.clocks import charge_day
 from chalicelib.insight.recurring.evidence import Evidence
+from chalicelib.insight.recurring.kinds import is_bill_charge
 from chalicelib.insight.recurring.rules import (
     ALWAYS_MONTHLY_SPAN_DAYS,
     CARD_STOP_EXTRA_DAYS,
@@ -153,7 +154,7 @@ def _match(
     # A card charge known only by its posting day is placed within its posting lag; when the
     # bank reports no authorization day for any of them, the posting days are the clock.
     posting_clock = not card or not any(t.authorized_day for t in candidate.txns)
-    identical = identical if schedule.cadence in JITTER_CADENCES else {}
+    jitters = schedule.cadence in JITTER_CADENCES
     matched: list[Txn] = []
     exact, jittered, distance, due, dated, early, trailing, ahead = 0, 0, 0, 0, 0, 0, 0, 0
     recent = 0  # scheduled charges missing since the last match, not yet overdue
@@ -168,8 +169,11 @@ def _match(
                 dated += 1
                 offset = charged - day.toordinal()
                 ahead += offset < 0
-                if offset and abs(offset) <= TOLERANCE_DAYS and identical.get(best.txn_id):
-                    jittered += 1  # on schedule: the authorization or the debit a day or two off
+                # On schedule a day or two off: the authorization of a plan's very price, or a
+                # bill (a phone bill's taxes move its cents; a utility paid by bill pay wanders).
+                steady = identical.get(best.txn_id) or is_bill_charge(best)
+                if offset and abs(offset) <= TOLERANCE_DAYS and jitters and steady:
+                    jittered += 1
                 else:
                     exact += offset == 0
                     early += offset < 0

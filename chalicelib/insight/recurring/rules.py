@@ -30,8 +30,10 @@ PERIOD_DAYS = {
 MATURE_CHARGES = 3
 
 
-#: Cadences whose identical charges may sit off their day by up to ``TOLERANCE_DAYS`` and still
-#: count as on schedule (authorization jitter, a debit a day or two late): bills, not habits.
+#: Cadences whose charges at their level's very amount, and whose bill charges (categorised as
+#: rent, utilities, insurance or a loan: a phone bill's taxes move its cents), may sit off their
+#: day by up to ``TOLERANCE_DAYS`` and still count as on schedule (authorization jitter, a debit
+#: a day or two late, a bill paid by hand).
 JITTER_CADENCES = frozenset({Cadence.MONTHLY, Cadence.QUARTERLY})
 
 
@@ -48,7 +50,8 @@ PRICE_CHANGE = (0.4, 1.75)
 
 
 #: How far the amounts of a varying bill may spread (largest / smallest), and of one seen twice.
-VARIABLE_SPREAD = 3.0
+#: A gas bill where winters are cold runs six to eight times its summer amount.
+VARIABLE_SPREAD = 10.0
 
 
 TWICE_SEEN_SPREAD = 2.0

@@ -311,3 +311,18 @@ def test_a_monthly_payroll_with_off_cycle_deposits_among_six_months_of_paydays_i
     result = predict(with_spending(as_of, rows, 180), as_of)
     # THEN the 24th goes on: Friday 23 February (the 24th is a Saturday)
     assert (result.next_payday, result.cadence) == (d("2024-02-23"), "MONTHLY"), result.chosen
+
+
+def test_pay_a_bank_posts_early_by_a_lead_that_varies_is_still_a_payday() -> None:
+    # GIVEN a payroll every other Friday that the bank releases on the Friday, or one or two
+    # business days before it, as the payroll's file arrives: Fri, Thu, Wed, Wed, Fri, Wed
+    as_of = d("2026-06-05")
+    fridays = Schedule.biweekly(d("2026-03-27")).dates(d("2026-03-27"), as_of)
+    leads = (0, 1, 2, 2, 0, 2)
+    days = [shift_business_days(friday, -lead) for friday, lead in zip(fridays, leads, strict=True)]
+    # WHEN predicted
+    result = predict(with_spending(as_of, paychecks(days, 377_100, employer="PAYCHEX"), 90), as_of)
+    # THEN a biweekly payday: the next Friday or up to two business days before it, never after
+    assert result.cadence == "BIWEEKLY", result.chosen
+    assert result.next_payday is not None
+    assert 0 <= (d("2026-06-19") - result.next_payday).days <= 2

@@ -188,7 +188,11 @@ def payer_key(txn: Txn) -> str:
     tokens = [t for t in _NOT_WORD.sub(" ", words).split() if t not in _WORDS and len(t) > 1]
     if tokens:
         return " ".join(tokens[:3])
-    return (txn.merchant_name or txn.name).upper().strip()
+    if txn.merchant_name:
+        return txn.merchant_name.upper().strip()
+    # Only bank wording before the cut ("PAYROLL DEPOSIT PPD 250925 000048074 MILLER TIFFANY"):
+    # the whole line is the key, without its references (a date, a trace number).
+    return " ".join(w for w in txn.name.upper().split() if not any(c.isdigit() for c in w)) or txn.name.upper()
 
 
 def _is_gig(txn: Txn) -> bool:

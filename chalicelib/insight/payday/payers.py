@@ -19,6 +19,7 @@ from chalicelib.insight.payday.streams import (
     fit_stream,
     paid_once,
     steady_amounts,
+    usual_days,
 )
 
 #: A stream that began this many days after a LATE stream's first deposit is a new job.
@@ -101,10 +102,11 @@ def merge_moved(fitted: list[StreamFit], as_of: date, history_start: date) -> li
 
 def _gig_like(sf: StreamFit) -> bool:
     """Payouts that look like gig work whatever the payer's name: amounts that do not hold
-    (:func:`steady_amounts`, on the deposits the schedule explains) landing off a schedule (fewer than
-    :data:`PUNCTUAL` of them on their day). A payroll's paychecks hold their amount (hourly pay
-    varies by a fifth or so) beside its off-cycle deposits (a bonus, a correction), and when
-    they stray (a bank whose early posting slips) the amounts still hold."""
+    (:func:`steady_amounts`, on the deposits the schedule explains; one unusual amount is a
+    bonus, not a payout's whim) landing off a schedule (fewer than :data:`PUNCTUAL` of them on
+    their day). A payroll's paychecks hold their amount (hourly pay varies by a fifth or so)
+    beside its off-cycle deposits (a bonus, a correction), and when they stray (a bank whose
+    early posting slips, an ACH a day late) the amounts still hold."""
     best = sf.best
     if best is None or not best.matched or len(sf.stream.deposits) < 3:
         return False
@@ -112,7 +114,9 @@ def _gig_like(sf: StreamFit) -> bool:
     paychecks = tuple(d for d in sf.stream.deposits if d.day in on_schedule)
     if best.exact / best.matched >= PUNCTUAL:
         return False
-    return not steady_amounts(replace(sf.stream, deposits=paychecks)) or _spread(paychecks) > SPREAD
+    explained = replace(sf.stream, deposits=paychecks)
+    unusual = len(paychecks) - len(usual_days(explained))
+    return (unusual > 1 and not steady_amounts(explained)) or _spread(paychecks) > SPREAD
 
 
 #: The middle half of a payroll's paychecks spans up to half again (hours that vary week to week:

@@ -20,6 +20,7 @@ from chalicelib.insight.schedule import (
     Fit,
     Roll,
     Schedule,
+    business_days_between,
     fit,
     fit_schedules,
     plausible_cadences,
@@ -131,13 +132,28 @@ def _regular(stream: Stream, best: Fit, *, published: bool = False) -> tuple[boo
         return False, f"{best.matched} deposit(s) on schedule, {need} needed"
     if best.f1 < (0.85 if strict else 0.7):
         return False, f"schedule fit too weak (F1 {best.f1:.2f})"
-    if best.residual > 0.75 or (strict and on_day < 0.8):
+    if (best.residual > 0.75 or (strict and on_day < 0.8)) and not early_by_varying_leads(stream, best):
         return False, f"deposits too far from any schedule ({on_day:.0%} on the expected day)"
     if strict and any(not is_business_day(d) for d in stream.days):
         return False, "paid out on days no ACH settles (instant payouts)"
     if stream.evidence is Evidence.UNLABELLED and stream.median_cents() < UNLABELLED_MIN_CENTS:
         return False, "small deposits without income evidence"
     return True, best.schedule.describe()
+
+
+def early_by_varying_leads(stream: Stream, best: Fit) -> bool:
+    """Pay that a bank posts early by a lead that varies: three deposits or more of a steady
+    amount, none the reading leaves unexplained, landing at two offsets or more from the
+    reading's days, all within :data:`TOLERANCE` business days of each other (the payday, or
+    one or two business days before it). The bank releases a direct deposit when the payer's
+    file arrives, and a payroll sends it one or two banking days ahead, not always the same:
+    such pay misses its day as often as not under any one lead, and is regular all the same."""
+    if best.matched < 3 or best.unmatched or not steady_amounts(stream):
+        return False
+    # Where each deposit landed against the reading's day; the latest is the payday (a reading
+    # of such pay may put its day at any of the leads: every lead's dates are the same days).
+    offsets = {business_days_between(e, o) for e, o in best.pairs if o is not None}
+    return len(offsets) > 1 and max(offsets) - min(offsets) <= TOLERANCE
 
 
 #: A payer that has paid once, this many days or more before ``as_of``, pays monthly: a payer
@@ -190,7 +206,7 @@ def read_monthly_once(fits: Sequence[StreamFit], as_of: date, history_start: dat
     return out
 
 
-def _usual(stream: Stream) -> list[date]:
+def usual_days(stream: Stream) -> list[date]:
     """The days of a stream's deposits of a usual amount: within :data:`UNUSUAL_AMOUNT` of the
     median (a bonus or a correction is not)."""
     median = statistics.median(d.cents for d in stream.deposits)
@@ -199,7 +215,7 @@ def _usual(stream: Stream) -> list[date]:
 
 def steady_amounts(stream: Stream) -> bool:
     """Pay that holds its amount: :data:`STEADY_SHARE` of the deposits of a usual amount."""
-    return len(_usual(stream)) >= STEADY_SHARE * len(stream.deposits)
+    return len(usual_days(stream)) >= STEADY_SHARE * len(stream.deposits)
 
 
 def _current_days(stream: Stream) -> list[date]:
@@ -218,7 +234,7 @@ def _current_days(stream: Stream) -> list[date]:
             deposits = deposits[pauses[-1] + 1 :]
     current = replace(stream, deposits=deposits)
     if len(deposits) >= 3:
-        usual = _usual(current)
+        usual = usual_days(current)
         if len(usual) >= 2 and steady_amounts(current):
             return usual
     return current.days

@@ -1,9 +1,10 @@
 """Payday prediction, measured: the model beside the plain schedule fit and the schedule oracle.
 
-Three synthetic worlds, written apart: A (:mod:`ops.synthetic.users`), the one the model's
+Four synthetic worlds, written apart: A (:mod:`ops.synthetic.users`), the one the model's
 settings are chosen on (its seed 1); B (:mod:`ops.synthetic.holdout`) and C
-(:mod:`ops.synthetic.phenomena`), never tuned on. Each user lives 180 days before ``as_of`` and
-is predicted with the last 60, 90 and 180 days of it by
+(:mod:`ops.synthetic.phenomena`), never tuned on; D (:mod:`ops.synthetic.blind_payday`), written
+by an author who never saw the model or the other worlds. Each user lives 180 days before
+``as_of`` and is predicted with the last 60, 90 and 180 days of it by
 
 - **the model**: ``chalicelib.insight.payday.predict`` (the chain without Pave);
 - **the plain fit** (:mod:`ops.synthetic.plain_fit`): each payer's best standard schedule by
@@ -39,13 +40,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from chalicelib.insight.payday import predict, v2
 from chalicelib.insight.transactions import visible
 from ops.cpu import per_call_ms, yardstick_ms
-from ops.synthetic import fedcal, holdout, phenomena, plain_fit, users
-from ops.synthetic.users import SyntheticUser
+from ops.synthetic import blind_payday, fedcal, holdout, phenomena, plain_fit, users
+from ops.synthetic.users import Facts, SyntheticUser, Truth
 
 HISTORIES = (60, 90, 180)
 GENERATED_DAYS = max(HISTORIES)
@@ -59,6 +60,8 @@ SETS = (
     ("B", 13, "held out, unseen"),
     ("C", 1, "held out; the generator was checked on it"),
     ("C", 2, "held out, unseen"),
+    ("D", 1, "written blind; its misses were read"),
+    ("D", 5, "written blind, unseen"),
 )
 GENERATORS: dict[str, Callable[[int, int, int], SyntheticUser]] = {
     "A": users.make_user,
@@ -378,8 +381,54 @@ def cpu_ms(person: SyntheticUser, predictor: Predictor, runs: int = 30) -> float
 
 
 def generate(generator: str, seed: int, count: int) -> list[SyntheticUser]:
+    if generator == "D":  # generated a set at a time
+        return blind_people(seed, count)
     make = GENERATORS[generator]
     return [make(seed, index, GENERATED_DAYS) for index in range(count)]
+
+
+def blind_people(seed: int, count: int) -> list[SyntheticUser]:
+    """World D's users in the shape the other worlds' take (its truth says which deposits were
+    the primary's pay: the main account's credits on its paydays)."""
+    return [_blind_person(user) for user in blind_payday.generate(seed, count)]
+
+
+def _blind_person(user: blind_payday.PaydayUser) -> SyntheticUser:
+    truth = user["truth"]
+    paid = frozenset(truth["paid"])
+    main = truth["account_id"]
+    primary_ids = frozenset(
+        t["txn_id"]
+        for t in user["transactions"]
+        if t["amount"] < 0 and t["account_id"] == main and date.fromisoformat(t["date"]) in paid
+    )
+    facts = None
+    if truth["next_payday"] is not None:
+        facts = Facts(
+            roll="PREV",
+            nominal=truth["nominal"],
+            bank_early=truth["bank_early"],
+            wobbly="early posting not every time" in truth["tags"],
+            deviation=None,
+            split=truth["split"],
+            gappy=bool(truth["lost"]),
+            account=main,
+            paid=tuple(truth["paid"]),
+            lost=tuple(truth["lost"]),
+            primary_ids=primary_ids,
+            payroll_ids=primary_ids,
+            jobs=truth["jobs"],
+            tags=frozenset(truth["tags"]),
+        )
+    return SyntheticUser(
+        user["user_id"],
+        user["as_of"],
+        user["archetype"],
+        tuple(cast(dict[str, Any], t) for t in user["transactions"]),
+        Truth(
+            truth["next_payday"], truth["cadence"] or "", user["archetype"], scheduled=truth["scheduled"], facts=facts
+        ),
+    )
 
 
 def main(sets: Sequence[tuple[str, int, str]] = SETS, count: int = USERS_PER_SET) -> int:

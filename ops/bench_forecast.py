@@ -6,8 +6,10 @@ generator A (:mod:`ops.synthetic.users`, the world the forecast was tuned on), g
 (:mod:`ops.synthetic.holdout`, written separately, never tuned on: no bills, other payers,
 other spending) and generator C (:mod:`ops.synthetic.phenomena`, written apart from both from a
 list of payroll phenomena, with a feed of its own around them; never run by the forecast
-before its figures were printed). Each user is forecast from three as-of days: the generator's ``as_of`` and 14
-and 28 days after it (history: the 120 days ending there). A card purchase the generator
+before its figures were printed) and generator D (:mod:`ops.synthetic.blind_payday`, written
+blind by an author who saw neither the models nor the other worlds; :func:`blind_generate`).
+Each user is forecast from three as-of days: the generator's ``as_of`` and 14 and 28 days after
+it (D: 10 and 21, its feed ending 35 days after; history: the 120 days ending there). A card purchase the generator
 flagged pending stays pending at the later days; the forecast counts pending purchases as
 spending and the payday model and the bill detector ignore them, as they do at any day.
 
@@ -53,7 +55,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from functools import partial
 from typing import Any
@@ -62,6 +64,7 @@ from chalicelib.insight import recurring
 from chalicelib.insight.forecast import Forecast, bill_of, forecast
 from chalicelib.insight.payday import predict
 from chalicelib.settings import LOW_BALANCE_PREDICTION_LEVEL
+from ops import bench_payday
 from ops.cpu import per_call_ms, yardstick_ms
 from ops.synthetic import holdout, phenomena, users
 from ops.synthetic.users import SyntheticUser
@@ -75,10 +78,55 @@ USERS_PER_WORLD = 250
 DRAWS = 10
 #: The seed of generator A the forecast's few parameters were chosen on (``--world A --seed 5``).
 TUNING_SEED = 5
+#: Offsets for world D, whose feed ends 35 days after ``as_of``: the last leaves the horizon inside it.
+BLIND_OFFSETS = (0, 10, 21)
+#: World D's paychecks after ``as_of``: its primary's lines within this share of their median
+#: amount (a bonus or a reimbursement under the employer's line is not the payday).
+PAYCHECK_SPREAD = 0.5
+
+
+def blind_generate(seed: int, count: int) -> list[SyntheticUser]:
+    """World D's users (:func:`ops.bench_payday.blind_people`) as the forecast bench reads them:
+    the main checking account's id names it checking and the others' savings (the only types
+    a service would be told, which the world does not write down), and the primary's deposits
+    after ``as_of`` known too, as those lines of the main account that print as the primary's
+    did, references aside, at a paycheck's amount (the next payday after a later as-of day is
+    one of them)."""
+    out = []
+    for person in bench_payday.blind_people(seed, count):
+        facts = person.truth.facts
+        main = facts.account if facts else ""
+        ids = {
+            a: f"{person.user_id}-chk" if a == main else f"{person.user_id}-{n}-sav"
+            for n, a in enumerate(sorted({t["account_id"] for t in person.transactions}))
+        }
+        rows = tuple({**t, "account_id": ids[t["account_id"]]} for t in person.transactions)
+        if facts is not None:
+            paid = [t for t in person.transactions if t["txn_id"] in facts.primary_ids]
+            lines = {_unreferenced(t["name"]) for t in paid}
+            usual = statistics.median(-t["amount"] for t in paid) if paid else 0
+            primary = frozenset(
+                t["txn_id"]
+                for t in person.transactions
+                if t["account_id"] == main
+                and t["amount"] < 0
+                and _unreferenced(t["name"]) in lines
+                and abs(-t["amount"] / usual - 1) <= PAYCHECK_SPREAD
+            )
+            facts = replace(facts, primary_ids=primary, account=ids[main])
+        out.append(replace(person, transactions=rows, truth=replace(person.truth, facts=facts)))
+    return out
+
+
+def _unreferenced(line: str) -> str:
+    return " ".join(w for w in line.upper().split() if not any(c.isdigit() for c in w))
+
+
 WORLDS = (
     ("A", "generator A, a seed not tuned on (21)", users.generate, 21),
     ("B", "held-out generator B (never tuned on), seed 23", holdout.generate, 23),
     ("C", "held-out generator C (never tuned on), seed 29", phenomena.generate, 29),
+    ("D", "generator D (written blind; never run by the forecast before these figures), seed 31", blind_generate, 31),
 )
 MEDIAN_ERROR_GOAL = 0.5
 RECALL_GOAL, PRECISION_GOAL = 0.85, 0.8
@@ -559,7 +607,8 @@ def main(count: int = USERS_PER_WORLD, only: str | None = None, seed: int | None
         chosen = default_seed if seed is None else seed
         people = generate(chosen, count)
         label = title if seed is None else f"generator {world}, seed {chosen}"
-        report(label, evaluate([make_cases(world, p, offset, DRAWS) for p in people for offset in OFFSETS]))
+        offsets = BLIND_OFFSETS if world == "D" else OFFSETS
+        report(label, evaluate([make_cases(world, p, offset, DRAWS) for p in people for offset in offsets]))
         if world == "A":
             cpu(people)
     return 0

@@ -132,7 +132,7 @@ def _regular(stream: Stream, best: Fit, *, published: bool = False) -> tuple[boo
         return False, f"{best.matched} deposit(s) on schedule, {need} needed"
     if best.f1 < (0.85 if strict else 0.7):
         return False, f"schedule fit too weak (F1 {best.f1:.2f})"
-    if (best.residual > 0.75 or (strict and on_day < 0.8)) and not early_by_varying_leads(stream, best):
+    if (best.residual > 0.75 or (strict and on_day < 0.8)) and not _early_by_varying_leads(stream, best):
         return False, f"deposits too far from any schedule ({on_day:.0%} on the expected day)"
     if strict and any(not is_business_day(d) for d in stream.days):
         return False, "paid out on days no ACH settles (instant payouts)"
@@ -141,7 +141,7 @@ def _regular(stream: Stream, best: Fit, *, published: bool = False) -> tuple[boo
     return True, best.schedule.describe()
 
 
-def early_by_varying_leads(stream: Stream, best: Fit) -> bool:
+def _early_by_varying_leads(stream: Stream, best: Fit) -> bool:
     """Pay that a bank posts early by a lead that varies: three deposits or more of a steady
     amount, none the reading leaves unexplained, landing at two offsets or more from the
     reading's days, all within :data:`TOLERANCE` business days of each other (the payday, or

@@ -55,6 +55,7 @@ _TOKEN = re.compile(r"[A-Z0-9]+")
 _LEADING_NOISE = frozenset(
     {"ACH", "DEBIT", "CREDIT", "CARD", "PURCHASE", "POS", "CHECKCARD", "RECURRING", "ONLINE", "PREAUTHORIZED"}
     | {"ELECTRONIC", "WITHDRAWAL", "AUTHORIZED", "ON", "THE", "PAYMENT", "PMT", "BILL", "WEB", "VISA", "MC", "DDA"}
+    | {"TRANSFER", "XFER", "TO", "FROM"}
 )
 #: Payment processors that print "PROCESSOR *MERCHANT": the merchant is after the star.
 _PROCESSORS = frozenset({"SQ", "SQU", "TST", "PAYPAL", "PP", "PY", "GOOGLE", "SP", "DNH", "IN"})

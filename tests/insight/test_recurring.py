@@ -516,6 +516,32 @@ def test_card_autopay_from_checking_is_one_card_payment_stream_on_the_autopay_da
     )
 
 
+def test_a_credit_unions_card_autopay_printed_as_a_transfer_is_apart_from_the_users_transfers() -> None:
+    # GIVEN a credit union that prints its own card's autopay as "TRANSFER TO LOAN 44 AUTOPAY" on
+    # the 17th (the statement balance), beside the user's transfers to savings and to a friend,
+    # which begin with the same word
+    days = [d("2025-05-19"), d("2025-06-17"), d("2025-07-17"), d("2025-08-18"), d("2025-09-17")]
+    balances = [472124, 176561, 184324, 374815, 128713]
+    autopay = ach(
+        days,
+        balances,
+        "TRANSFER TO LOAN 44 AUTOPAY",
+        pfc="LOAN_PAYMENTS_CREDIT_CARD_PAYMENT",
+        category=["Payment", "Credit Card"],
+    )
+    savings = ach(monthly_days("2025-05-03", 5), 25000, "TRANSFER TO SAVINGS XXXXXX4256", pfc="TRANSFER_OUT_SAVINGS")
+    friend = [
+        txn(d("2025-06-09"), 6000, "ONLINE TRANSFER TO PATEL C V"),
+        txn(d("2025-08-21"), 4500, "TRANSFER TO KIM J"),
+    ]
+    # WHEN detecting in October
+    found = detect(autopay + savings + friend, d("2025-10-09"))
+    # THEN the autopay is one card-payment stream of its five debits, next on the 17th
+    stream = only([s for s in found if s.kind == Kind.CARD_PAYMENT])
+    assert (stream.frequency, len(stream.transaction_ids)) == ("MONTHLY", 5)
+    assert stream.next_date == d("2025-10-17")
+
+
 def test_the_streams_of_one_account_are_those_the_whole_history_finds_there() -> None:
     # GIVEN rent debited from checking, a streaming plan charged to the credit card, and the
     # card's autopay from checking with the card's side of each payment

@@ -326,3 +326,15 @@ def test_pay_a_bank_posts_early_by_a_lead_that_varies_is_still_a_payday() -> Non
     assert result.cadence == "BIWEEKLY", result.chosen
     assert result.next_payday is not None
     assert 0 <= (d("2026-06-19") - result.next_payday).days <= 2
+
+
+def test_a_paycheck_posted_early_over_thanksgiving_is_that_payday_come_early() -> None:
+    # GIVEN pay on the 1st (the business day before on a weekend) since September, and December's
+    # posted on Friday 27 November: two business days before Tuesday the 1st, over Thanksgiving
+    as_of = d("2026-11-27")
+    days = [d("2026-09-01"), d("2026-10-01"), d("2026-10-30"), d("2026-11-27")]
+    # WHEN predicted on that Friday
+    result = predict(with_spending(as_of, paychecks(days, 240_000, employer="CASCADE MUTUAL"), 120), as_of)
+    # THEN December's pay has come: the next is January's, on Thursday 31 December (New Year's Day
+    # is a holiday)
+    assert (result.next_payday, result.cadence) == (d("2026-12-31"), "MONTHLY"), result.chosen

@@ -46,7 +46,7 @@ from chalicelib.insight.payday.confidence import ConfidenceInputs, confidence
 from chalicelib.insight.payday.payers import merge_moved, no_regular_reason, primary, rival_of, without_replaced
 from chalicelib.insight.payday.streams import ACTIVE, LATE, TOLERANCE, StreamFit, fit_stream, read_monthly_once
 from chalicelib.insight.payday.types import Detection, InsufficientHistoryError, PaydayPrediction
-from chalicelib.insight.schedule import Fit
+from chalicelib.insight.schedule import Fit, business_days_between
 from chalicelib.insight.transactions import Txn
 
 MIN_HISTORY_DAYS = 14
@@ -111,13 +111,15 @@ def decide(sf: StreamFit, early_weight: float = EARLY_WEIGHT) -> Decision:
 
 
 def _came_early(sf: StreamFit, chosen: Fit, upcoming: list[date]) -> list[date]:
-    """A paycheck-sized deposit the schedule did not expect, within two days before the next
-    payday, is that payday come early: the one after is next."""
+    """A paycheck-sized deposit the schedule did not expect, within two business days before the
+    next payday (a bank posting early over a holiday weekend: Friday for Tuesday), is that
+    payday come early: the one after is next."""
     last = sf.stream.deposits[-1]
     typical = sf.stream.median_cents()
     if (
         last.day not in {o for _, o in chosen.pairs}
-        and 0 < (upcoming[0] - last.day).days <= TOLERANCE
+        and last.day < upcoming[0]
+        and business_days_between(last.day, upcoming[0]) <= TOLERANCE
         and abs(last.cents - typical) <= 0.35 * typical
     ):
         return chosen.schedule.next_dates(upcoming[0], 3)

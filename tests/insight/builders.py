@@ -11,6 +11,23 @@ from chalicelib.insight.schedule import Schedule
 
 _ids = itertools.count()
 
+#: The keys of an API-shaped transaction, as every synthetic generator writes them.
+TRANSACTION_KEYS = frozenset(
+    {
+        "txn_id",
+        "account_id",
+        "amount",
+        "iso_currency_code",
+        "date",
+        "authorized_date",
+        "name",
+        "merchant_name",
+        "personal_finance_category",
+        "category",
+        "pending",
+    }
+)
+
 #: PFC (v1) for payroll, and its legacy category.
 WAGES = {"primary": "INCOME", "detailed": "INCOME_WAGES"}
 SALARY_V2 = {"primary": "INCOME", "detailed": "INCOME_SALARY"}

@@ -12,20 +12,8 @@ from typing import Any
 import pytest
 
 from ops.synthetic import blind_bills, blind_payday
+from tests.insight.builders import TRANSACTION_KEYS
 
-KEYS = {
-    "txn_id",
-    "account_id",
-    "amount",
-    "iso_currency_code",
-    "date",
-    "authorized_date",
-    "name",
-    "merchant_name",
-    "personal_finance_category",
-    "category",
-    "pending",
-}
 CADENCES = {"WEEKLY", "BIWEEKLY", "SEMI_MONTHLY", "MONTHLY"}
 FREQUENCIES = {"WEEKLY", "BIWEEKLY", "MONTHLY", "QUARTERLY", "ANNUAL"}
 STATUSES = {"expected", "inactive", "unscored"}
@@ -47,7 +35,7 @@ def _api_shape_problems(t: dict[str, Any], pfc_joint: str) -> list[str]:
     """What is wrong with one transaction's shape (nothing for a good one)."""
     pfc = t["personal_finance_category"]
     checks = {
-        "keys": set(t) == KEYS,
+        "keys": set(t) == TRANSACTION_KEYS,
         "amount": type(t["amount"]) is int and t["amount"] != 0,
         "currency": t["iso_currency_code"] == "USD",
         "txn_id": isinstance(t["txn_id"], str) and bool(t["txn_id"]),

@@ -14,20 +14,7 @@ from ops.synthetic.spending import (
     expectations,
     generate,
 )
-
-CONTRACT_KEYS = {
-    "txn_id",
-    "account_id",
-    "amount",
-    "iso_currency_code",
-    "date",
-    "authorized_date",
-    "name",
-    "merchant_name",
-    "personal_finance_category",
-    "category",
-    "pending",
-}
+from tests.insight.builders import TRANSACTION_KEYS
 
 
 def test_the_same_seed_gives_the_same_users() -> None:
@@ -41,7 +28,7 @@ def test_transactions_have_the_api_shape_and_every_one_is_labelled() -> None:
     ids = [t["txn_id"] for t in user.transactions]
     assert len(ids) == len(set(ids)) == len(user.labels)
     for t in user.transactions:
-        assert set(t) == CONTRACT_KEYS
+        assert set(t) == TRANSACTION_KEYS
         assert isinstance(t["amount"], int) and t["amount"] != 0
         assert date.fromisoformat(t["date"])
     sources = {label.split(":")[0] for label in user.labels.values() if "/" not in label}

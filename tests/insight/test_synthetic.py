@@ -11,25 +11,13 @@ from chalicelib.insight.calendar import fed_holidays
 from chalicelib.insight.transactions import parse
 from ops import bench_payday
 from ops.synthetic import fedcal, holdout, phenomena, users
+from tests.insight.builders import TRANSACTION_KEYS
 
 GENERATORS = [
     pytest.param(users.make_user, id="A"),
     pytest.param(holdout.make_user, id="B"),
     pytest.param(phenomena.make_user, id="C"),
 ]
-KEYS = {
-    "txn_id",
-    "account_id",
-    "amount",
-    "iso_currency_code",
-    "date",
-    "authorized_date",
-    "name",
-    "merchant_name",
-    "personal_finance_category",
-    "category",
-    "pending",
-}
 
 
 def test_the_fed_table_and_the_computed_calendar_agree() -> None:
@@ -48,7 +36,7 @@ def test_transactions_have_the_api_shape(make: Callable[[int, int], users.Synthe
     for index in range(6):
         person = make(11, index)
         for row in person.transactions:
-            assert set(row) >= KEYS
+            assert set(row) >= TRANSACTION_KEYS
             parse(row)  # the models' input contract accepts every row
             assert isinstance(row["amount"], int) and isinstance(row["pending"], bool)
             pfc = row["personal_finance_category"]

@@ -16,7 +16,7 @@ from ops.synthetic.households import (
     expectations,
     households,
 )
-from tests.insight.test_spending_generator import CONTRACT_KEYS
+from tests.insight.builders import TRANSACTION_KEYS
 
 
 def test_the_same_seed_gives_the_same_households() -> None:
@@ -30,7 +30,7 @@ def test_rows_have_the_api_shape_and_every_one_is_labelled() -> None:
     ids = [t["txn_id"] for t in household.transactions]
     assert len(ids) == len(set(ids)) == len(household.labels)
     for t in household.transactions:
-        assert set(t) == CONTRACT_KEYS
+        assert set(t) == TRANSACTION_KEYS
         assert isinstance(t["amount"], int) and t["amount"] != 0
         authorized = t["authorized_date"]
         # an authorization never comes after the posting, and at most three days before it

@@ -184,7 +184,7 @@ def payer_key(txn: Txn) -> str:
     cut = _CUT.search(" " + text)
     if cut:
         text = (" " + text)[: cut.start()]
-    words = " ".join(w for w in text.replace(".COM", " ").split() if not any(c.isdigit() for c in w))  # references
+    words = _without_references(text.replace(".COM", " "))
     tokens = [t for t in _NOT_WORD.sub(" ", words).split() if t not in _WORDS and len(t) > 1]
     if tokens:
         return " ".join(tokens[:3])
@@ -192,7 +192,12 @@ def payer_key(txn: Txn) -> str:
         return txn.merchant_name.upper().strip()
     # Only bank wording before the cut ("PAYROLL DEPOSIT PPD 250925 000048074 MILLER TIFFANY"):
     # the whole line is the key, without its references (a date, a trace number).
-    return " ".join(w for w in txn.name.upper().split() if not any(c.isdigit() for c in w)) or txn.name.upper()
+    return _without_references(txn.name.upper()) or txn.name.upper()
+
+
+def _without_references(text: str) -> str:
+    """``text`` without its references: any word with a digit (a date, a trace or an id number)."""
+    return " ".join(w for w in text.split() if not any(c.isdigit() for c in w))
 
 
 def _is_gig(txn: Txn) -> bool:

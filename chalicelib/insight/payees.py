@@ -339,7 +339,42 @@ def payee_groups(txns: Iterable[Txn], prefixes: frozenset[str] = frozenset()) ->
     merged: dict[str, list[Txn]] = defaultdict(list)
     for k in keys:
         merged[root(k)].extend(groups[k])
-    return list(merged.values())
+    return [part for group in merged.values() for part in _by_merchant(group, prefixes)]
+
+
+def _by_merchant(group: list[Txn], prefixes: frozenset[str]) -> list[list[Txn]]:
+    """``group`` split by the payees Plaid tells apart: merchant names neither of which extends
+    the other ("Seattle City Light" and "Seattle Public Utilities", "YouTube TV" and "YouTube
+    Premium") are two payees, where a name and its extension ("Amazon" and "Amazon Prime") are
+    one. A line without a merchant name goes with the one payee whose name its words hold."""
+    names = {tuple(payee_words(t.merchant_name)) for t in group if t.merchant_name}
+    names.discard(())
+    if len(names) < 2:
+        return [group]
+    families: list[list[tuple[str, ...]]] = []
+    for name in sorted(names, key=len):
+        family = next((f for f in families if any(name[: len(n)] == n for n in f)), None)
+        if family is None:
+            families.append([name])
+        else:
+            family.append(name)
+    if len(families) < 2:
+        return [group]
+    parts: list[list[Txn]] = [[] for _ in families]
+    unplaced: list[Txn] = []
+    for t in group:
+        words = tuple(payee_words(t.merchant_name)) if t.merchant_name else ()
+        if words:
+            index = next(i for i, f in enumerate(families) if any(words[: len(n)] == n for n in f))
+        else:
+            line = set(_line_words(t, prefixes))
+            holding = [i for i, f in enumerate(families) if set(f[0]) <= line]
+            if len(holding) != 1:
+                unplaced.append(t)
+                continue
+            index = holding[0]
+        parts[index].append(t)
+    return [part for part in (*parts, unplaced) if part]
 
 
 def readable_name(txns: Sequence[Txn], prefixes: Container[str] = frozenset()) -> str:

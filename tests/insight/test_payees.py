@@ -80,6 +80,27 @@ def test_a_utility_named_after_a_city_is_not_joined_with_the_card_lines_ending_i
     assert groups == [["a", "b"], ["c"], ["d"]]
 
 
+def test_two_payees_plaid_names_apart_are_two_groups_though_their_keys_agree() -> None:
+    # GIVEN a city's two utilities, both keyed by the city's name, one of them also printed
+    # without a merchant name; a shop and its membership; a streaming service's two plans
+    rows = [
+        txn("ACH DEBIT SEATTLE CITY LIGHT UTIL PMT", merchant="Seattle City Light", txn_id="a"),
+        txn("ACH DEBIT SEATTLE CITY LIGHT UTIL PMT 0412", txn_id="b"),
+        txn("BILLPAY SEATTLE PUBLIC UTIL", merchant="Seattle Public Utilities", txn_id="c"),
+        txn("AMAZON.COM*2K4L81 AMZN.COM/BILL WA", merchant="Amazon", txn_id="d"),
+        txn("Amazon Prime*MVV7017WJG", merchant="Amazon Prime", txn_id="e"),
+        txn("GOOGLE *YOUTUBE TV", merchant="YouTube TV", txn_id="f"),
+        txn("GOOGLE *YOUTUBEPREMIUM", merchant="YouTube Premium", txn_id="g"),
+        txn("SEATTLE PARKING", txn_id="h"),
+    ]
+    # WHEN the charges are grouped by payee
+    groups = sorted(sorted(t.txn_id for t in group) for group in payee_groups(rows))
+    # THEN each utility is its own payee, the unnamed line going with the one it names; a shop
+    # and its membership stay one payee (a name and its extension); the two plans are two; a
+    # line that names neither utility is apart
+    assert groups == [["a", "b"], ["c"], ["d", "e"], ["f"], ["g"], ["h"]]
+
+
 @pytest.mark.parametrize(
     ("line", "merchant", "name"),
     [

@@ -305,6 +305,25 @@ def test_a_utility_bill_is_recurring_although_its_amount_varies() -> None:
     assert stream.merchant == "Con Ed"
 
 
+def test_two_utilities_of_one_city_each_varying_are_two_streams() -> None:
+    # GIVEN Seattle City Light debited on the 6th and Seattle Public Utilities paid on the 20th,
+    # each a different amount every month, both lines opening with the city's name
+    power = monthly_days("2026-01-06", 5)
+    water = monthly_days("2026-01-20", 5)
+    pfc = "RENT_AND_UTILITIES_GAS_AND_ELECTRICITY"
+    rows = ach(power, [9414, 9742, 8863, 9375, 8398], "ACH DEBIT SEATTLE CITY LIGHT UTIL PMT",
+               merchant="Seattle City Light", pfc=pfc)  # fmt: skip
+    rows += ach(water, [6210, 5833, 6902, 7117, 6480], "BILLPAY SEATTLE PUBLIC UTIL",
+                merchant="Seattle Public Utilities", pfc="RENT_AND_UTILITIES_WATER")  # fmt: skip
+    # WHEN detecting on 25 May
+    found = detect(rows, d("2026-05-25"))
+    # THEN two monthly bills, each of its own five payments, not one payee's ten
+    assert sorted((s.merchant, s.next_date, len(s.transaction_ids)) for s in found) == [
+        ("Seattle City Light", d("2026-06-08"), 5),
+        ("Seattle Public Utilities", d("2026-06-22"), 5),
+    ]
+
+
 def test_a_gas_bill_six_times_larger_in_winter_than_in_summer_is_one_stream() -> None:
     # GIVEN a gas bill debited on the 17th (the business day after on a weekend), from $135.77
     # in April down to $21.64 in September as the heating season ends

@@ -623,6 +623,25 @@ def test_a_membership_whose_line_names_it_is_found_twice_among_the_shops_orders(
     assert (stream.average_amount, stream.status, stream.next_date) == (1_499, Status.EARLY_DETECTION, d("2027-06-09"))
 
 
+def test_two_plans_at_one_app_store_each_seen_twice_are_two_early_detections() -> None:
+    # GIVEN a new user's Apple bills: Apple Music at 10.99 on the 16th and iCloud at 2.99 on
+    # the 28th, each charged twice, and nothing else there
+    line = "APPLE.COM/BILL 866-712-7753 CA"
+    music = card([d("2025-04-16"), d("2025-05-16")], 1099, line, lag=1, merchant="Apple")
+    icloud = card([d("2025-04-28"), d("2025-05-28")], 299, line, lag=1, merchant="Apple")
+    # WHEN detecting on 2 June
+    found = detect(music + icloud, d("2025-06-02"))
+    # THEN each plan is a stream, the other's charges explaining the payee's other amount
+    assert sorted((s.average_amount, s.status, s.next_date) for s in found) == [
+        (299, Status.EARLY_DETECTION, d("2025-06-28")),
+        (1099, Status.EARLY_DETECTION, d("2025-06-16")),
+    ]
+    # BUT with one more purchase there that no plan explains (an app bought once), the two
+    # amounts seen twice may be chance: nothing
+    app = card([d("2025-05-09")], 499, line, lag=1, merchant="Apple")
+    assert detect(music + icloud + app, d("2025-06-02")) == []
+
+
 def test_two_orders_from_one_marketplace_shop_a_month_apart_are_not_a_plan() -> None:
     # GIVEN two orders from one Etsy shop, a month apart at nearly the same amount, among other
     # Etsy orders

@@ -225,14 +225,18 @@ def _streams(group: Sequence[Txn], as_of: date, bank: Bank) -> list[RecurringExp
 def _accepted_at(group: Sequence[Txn], judged: Sequence[Evidence]) -> list[Evidence]:
     """The candidates accepted at one payee. A candidate that fails only because the payee
     charged other amounts is accepted when other candidates there, accepted or seen three
-    times, explain those charges: two bills at one payee (two loans with one servicer, two plans
-    with one app store) are not shopping."""
+    times, explain those charges, or when the candidates there between them explain every
+    charge at the payee: two bills at one payee (two loans with one servicer, two plans with
+    one app store) are not shopping."""
     accepted = [e for e in judged if is_accepted(e, group)]
     if len(accepted) == len(judged):
         return accepted
     everything = frozenset(t.txn_id for t in group)
     quiet = [e for e in judged if e not in accepted and is_accepted(e, group, everything)]
-    pool = accepted + [e for e in quiet if len(e.matched) >= MATURE_CHARGES]
+    explained = {t.txn_id for e in accepted + quiet for t in e.matched}
+    # Plans that between them explain every charge at the payee (an app store's two plans, each
+    # seen twice) vouch for each other; otherwise only plans seen three times vouch.
+    pool = accepted + [e for e in quiet if len(e.matched) >= MATURE_CHARGES or explained >= everything]
     for e in quiet:
         own = {t.txn_id for t in e.candidate.txns}
         others = frozenset(t.txn_id for o in pool if o is not e for t in o.matched) - own

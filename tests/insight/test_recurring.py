@@ -535,6 +535,22 @@ def test_card_autopay_from_checking_is_one_card_payment_stream_on_the_autopay_da
     )
 
 
+def test_a_banks_loan_and_its_cards_autopay_are_two_streams() -> None:
+    # GIVEN a car loan of 308.68 debited by Chase on the 5th and the Chase card's autopay of the
+    # statement balance on the 26th, both printed with the bank's name, seen twice each
+    loan = ach([d("2025-09-05"), d("2025-10-06")], 30868, "CHASE AUTO LOAN PPD ID: 9921",
+               pfc="LOAN_PAYMENTS_CAR_PAYMENT")  # fmt: skip
+    autopay = ach([d("2025-09-26"), d("2025-10-27")], [229126, 50999], "Payment to Chase card ending in 5904",
+                  pfc="LOAN_PAYMENTS_CREDIT_CARD_PAYMENT")  # fmt: skip
+    # WHEN detecting on 1 November
+    found = detect(loan + autopay, d("2025-11-01"))
+    # THEN the loan at its price and the autopay at its varying amount are each a stream
+    assert sorted((s.kind, s.fixed_amount, len(s.transaction_ids)) for s in found) == [
+        (Kind.BILL.value, True, 2),
+        (Kind.CARD_PAYMENT.value, False, 2),
+    ]
+
+
 def test_a_credit_unions_card_autopay_printed_as_a_transfer_is_apart_from_the_users_transfers() -> None:
     # GIVEN a credit union that prints its own card's autopay as "TRANSFER TO LOAN 44 AUTOPAY" on
     # the 17th (the statement balance), beside the user's transfers to savings and to a friend,

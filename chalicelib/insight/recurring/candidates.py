@@ -57,8 +57,9 @@ class Candidate:
 
 
 def candidates_of(group: Sequence[Txn], all_levels: Sequence[tuple[Txn, ...]]) -> list[Candidate]:
-    """Amount levels, pairs of levels one after the other (price changes), the whole group;
-    ``all_levels`` are the group's (:func:`amount_levels`)."""
+    """Amount levels, pairs of levels one after the other (price changes), the whole group,
+    and the charges outside the repeated levels; ``all_levels`` are the group's
+    (:func:`amount_levels`)."""
     levels = [level for level in all_levels if len({charge_day(t) for t in level}) >= 2]
     singles = [level[0] for level in all_levels if len(level) == 1]
     out = [Candidate(level, (level,)) for level in levels]
@@ -73,6 +74,12 @@ def candidates_of(group: Sequence[Txn], all_levels: Sequence[tuple[Txn, ...]]) -
         out.extend(_with_single_price(levels[0], singles))
     if len(levels) != 1 or len(levels[0]) != len(group):
         out.append(Candidate(tuple(group), ()))
+    # A payee's fixed bill beside a varying one (a bank's loan and its card's payments): the
+    # charges outside the repeated levels, their amounts varying.
+    fixed = {t.txn_id for level in levels for t in level}
+    rest = tuple(t for t in group if t.txn_id not in fixed)
+    if fixed and len({charge_day(t) for t in rest}) >= 2:
+        out.append(Candidate(rest, ()))
     return out
 
 

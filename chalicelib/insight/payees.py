@@ -315,7 +315,9 @@ def payee_groups(txns: Iterable[Txn], prefixes: frozenset[str] = frozenset()) ->
     printing "NY SDU CHILD SUPPORT" one month and "CHILD SUPPORT SDU NY" the next; "CHARTER
     COMMUNICATIONS SPECTRUM" and "SPECTRUM"), unless the lines of :data:`PLACE_PAYEES` payees
     or more share that word: it is then a place ("KROGER #0049 SEATTLE WA", "CVS/PHARMACY
-    #8812 SEATTLE WA"), not the name of the utility "SEATTLE CITY LIGHT"."""
+    #8812 SEATTLE WA"), not the name of the utility "SEATTLE CITY LIGHT". A charge Plaid left
+    unnamed goes with the merchant that prints its line (:func:`_move_unnamed_lines`), and
+    payees Plaid names apart stay apart (:func:`_by_merchant`)."""
     groups: dict[str, list[Txn]] = defaultdict(list)
     for txn in txns:
         groups[merchant_key(txn, prefixes)].append(txn)
@@ -339,7 +341,36 @@ def payee_groups(txns: Iterable[Txn], prefixes: frozenset[str] = frozenset()) ->
     merged: dict[str, list[Txn]] = defaultdict(list)
     for k in keys:
         merged[root(k)].extend(groups[k])
+    _move_unnamed_lines(merged, prefixes)
     return [part for group in merged.values() for part in _by_merchant(group, prefixes)]
+
+
+def _move_unnamed_lines(groups: dict[str, list[Txn]], prefixes: frozenset[str]) -> None:
+    """Plaid names a merchant on some of its charges only: a charge without a merchant name
+    goes to the one merchant whose named charges print the same line (its words, numbers and
+    references aside: "HLU*HULUPLUS 888-265-6650 CA" is Hulu's line), whatever its own key."""
+    owners: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for key, txns in groups.items():
+        for t in txns:
+            if t.merchant_name:
+                owners[_line_of(t, prefixes)].add(key)
+    for key in list(groups):
+        for t in list(groups[key]):
+            found = owners.get(_line_of(t, prefixes), set()) if not t.merchant_name else set()
+            if len(found) == 1 and (owner := next(iter(found))) != key:
+                groups[key].remove(t)
+                groups[owner].append(t)
+        if not groups[key]:
+            del groups[key]
+
+
+def _line_of(txn: Txn, prefixes: frozenset[str]) -> tuple[str, ...]:
+    """A statement line's payee words without the bank's prefix, Plaid's merchant name aside."""
+    return tuple(_words_of(None, txn.name, prefixes)[:LINE_WORDS])
+
+
+#: The words of a line that say whose it is (the rest: a city, a state, a processor's code).
+LINE_WORDS = 3
 
 
 def _by_merchant(group: list[Txn], prefixes: frozenset[str]) -> list[list[Txn]]:

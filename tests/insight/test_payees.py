@@ -101,6 +101,25 @@ def test_two_payees_plaid_names_apart_are_two_groups_though_their_keys_agree() -
     assert groups == [["a", "b"], ["c"], ["d", "e"], ["f"], ["g"], ["h"]]
 
 
+def test_a_line_plaid_left_unnamed_goes_with_the_merchant_that_prints_it() -> None:
+    # GIVEN Hulu's line, named by Plaid on one charge and not on another; Max's line likewise;
+    # and a gym's line whose only word of three letters is the city, beside a dentist there
+    rows = [
+        txn("CHECKCARD 1006 HLU*HULUPLUS 888-265-6650 CA", merchant="Hulu", txn_id="a"),
+        txn("CHECKCARD 1104 HLU*HULUPLUS 888-265-6650 CA", txn_id="b"),
+        txn("CHECKCARD 0818 HBOMAX.COM 855-442-6629 NY", merchant="Max", txn_id="c"),
+        txn("CHECKCARD 0919 HBOMAX.COM 855-442-6629 NY", txn_id="d"),
+        txn("DEBIT CARD PURCHASE PF MIAMI 7031 FL", merchant="Planet Fitness", txn_id="e"),
+        txn("DEBIT CARD PURCHASE PF MIAMI 7031 FL", txn_id="f"),
+        txn("MIAMI DENTAL GROUP FL", txn_id="g"),
+    ]
+    # WHEN the charges are grouped by payee
+    groups = sorted(sorted(t.txn_id for t in group) for group in payee_groups(rows, bank_prefixes(rows)))
+    # THEN each unnamed charge is its merchant's, the gym's too, though its own key, the city's
+    # name, is the dentist's
+    assert groups == [["a", "b"], ["c", "d"], ["e", "f"], ["g"]]
+
+
 @pytest.mark.parametrize(
     ("line", "merchant", "name"),
     [

@@ -315,6 +315,20 @@ def test_one_military_paycheck_on_the_15th_gives_the_1st() -> None:
     assert (result.next_payday, result.cadence) == (d("2026-10-01"), "SEMI_MONTHLY")
 
 
+def test_a_civil_service_annuity_comes_on_the_first_business_day_of_the_month() -> None:
+    # GIVEN an OPM annuity paid on Monday 2 February 2026 (the 1st a Sunday), Monday 2 March
+    # (likewise) and Friday 1 May: as well "the 2nd, or the business day before" as "the 1st,
+    # or the business day after"
+    days = ("2026-02-02", "2026-03-02", "2026-05-01")
+    opm = [txn(day, -440_909, "OPM1 TREAS 310 CSA", personal_finance_category=None) for day in days]
+    result = predict(history("2026-05-26", opm, days=120), d("2026-05-26"))
+    # THEN Monday 1 June: OPM pays on the first business day, rolling a closed 1st forward
+    assert (result.next_payday, result.cadence) == (d("2026-06-01"), "MONTHLY"), result.chosen
+    # AND one deposit is enough: a 1st on a Saturday (August 2026) is paid Monday the 3rd
+    once = [txn("2026-07-01", -440_909, "OPM1 TREAS 310 CSA", personal_finance_category=None)]
+    assert predict(history("2026-07-20", once, days=60), d("2026-07-20")).next_payday == d("2026-08-03")
+
+
 def test_one_deposit_off_every_published_schedule_or_from_an_employer_gives_no_date() -> None:
     # GIVEN one Social Security deposit on Friday 21 August (no published day posts then) or one
     # paycheck from an employer

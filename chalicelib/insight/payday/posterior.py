@@ -107,24 +107,32 @@ def payer_kind(stream: Stream) -> str:
     return stream.payer
 
 
-def _government_rule(payer: str) -> Callable[[Schedule], bool] | None:
-    """The published schedule of a federal payer or a pension, when ``payer`` is one: Social
-    Security on the second, third or fourth Wednesday or the 3rd, SSI, VA benefits and pensions
-    on the 1st, military pay (DFAS) on the 1st and the 15th; all paid the business day before a
-    closed day."""
+def _published(payer: str) -> tuple[Schedule, ...]:
+    """A federal payer's or a pension's published schedules, each with its roll: Social
+    Security on the second, third or fourth Wednesday or the 3rd; SSI, VA benefits and pensions
+    on the 1st; military pay (DFAS) on the 1st and the 15th, or monthly on the 1st; all paid the
+    business day before a closed day, except civil service annuities (OPM) and military retired
+    pay, paid on the first business day of the month (the 1st, or the business day after)."""
     if payer == "SSA":
-        return lambda s: (
-            s.cadence is Cadence.MONTHLY
-            and ((s.weekday == 2 and s.nth in (2, 3, 4)) or (s.nth is None and s.days == (3,)))
-        )
-    if payer in ("SSI", "VA", PENSION):
-        return lambda s: s.cadence is Cadence.MONTHLY and s.nth is None and s.days == (1,)
-    if payer.startswith("DFAS"):
-        return lambda s: (
-            (s.cadence is Cadence.SEMI_MONTHLY and s.days == (1, 15))
-            or (s.cadence is Cadence.MONTHLY and s.nth is None and s.days == (1,))
-        )
-    return None
+        rules = [Schedule.nth_weekday(nth, 2) for nth in (2, 3, 4)] + [Schedule.monthly(3)]
+    elif payer in ("SSI", "VA", PENSION):
+        rules = [Schedule.monthly(1)]
+    elif payer.startswith("OPM"):
+        rules = [Schedule.monthly(1, roll=Roll.NEXT)]
+    elif payer.startswith("DFAS"):  # active duty (rolled back) or retired (rolled forward)
+        rules = [Schedule.semi_monthly(1, 15), Schedule.monthly(1), Schedule.monthly(1, roll=Roll.NEXT)]
+    else:
+        return ()
+    return tuple(rules)
+
+
+def _government_rule(payer: str) -> Callable[[Schedule], bool] | None:
+    """Whether a schedule, whatever its early-posting shift, is one ``payer`` publishes (None:
+    ``payer`` publishes none)."""
+    published = {rule.posting(rule.roll, 0) for rule in _published(payer)}
+    if not published:
+        return None
+    return lambda s: s.posting(s.roll, 0) in published
 
 
 def published_rules(payer: str) -> tuple[Schedule, ...]:
@@ -132,15 +140,7 @@ def published_rules(payer: str) -> tuple[Schedule, ...]:
     business days early: one deposit tells which one the payee is on (Social Security pays each
     payee on the same Wednesday, or the 3rd, every month; military pay comes on the 1st and the
     15th, or monthly on the 1st; pensions on the 1st)."""
-    if payer == "SSA":
-        rules = [Schedule.nth_weekday(nth, 2) for nth in (2, 3, 4)] + [Schedule.monthly(3)]
-    elif payer in ("SSI", "VA", PENSION):
-        rules = [Schedule.monthly(1)]
-    elif payer.startswith("DFAS"):
-        rules = [Schedule.semi_monthly(1, 15), Schedule.monthly(1)]
-    else:
-        return ()
-    return tuple(rule.posting(Roll.PREV, shift) for rule in rules for shift in (0, 1, 2))
+    return tuple(rule.posting(rule.roll, shift) for rule in _published(payer) for shift in (0, 1, 2))
 
 
 @lru_cache(maxsize=1 << 14)
@@ -150,8 +150,9 @@ def log_prior(schedule: Schedule, payer: str = "") -> float:
     shift = _SHIFT.get(schedule.shift, 0.01)
     government = _government_rule(payer)
     if government is not None:
-        rule = 0.9 if government(schedule) else 0.0005
-        return math.log(rule * (0.999 if schedule.roll is Roll.PREV else 0.001) * shift)
+        if government(schedule):
+            return math.log(0.9 * 0.999 * shift)
+        return math.log(0.0005 * (0.999 if schedule.roll is Roll.PREV else 0.001) * shift)
     period = _PERIOD.get(schedule.cadence, 0.001)
     return math.log(period * _rule_prior(schedule) * _ROLL[schedule.roll] * shift)
 

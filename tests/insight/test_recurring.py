@@ -535,6 +535,20 @@ def test_card_autopay_from_checking_is_one_card_payment_stream_on_the_autopay_da
     )
 
 
+def test_extra_payments_to_the_card_do_not_hide_its_autopay() -> None:
+    # GIVEN a new user's card autopay on the 28th, seen twice, and a payment to the same card by
+    # hand two days after the first (part of the balance paid off)
+    line, pfc = "Payment to Chase card ending in 5572", "LOAN_PAYMENTS_CREDIT_CARD_PAYMENT"
+    rows = ach([d("2025-04-28"), d("2025-05-28")], [58421, 83164], line, pfc=pfc)
+    rows += ach([d("2025-04-30")], 24400, line, pfc=pfc)
+    # WHEN detecting on 18 June
+    stream = only(detect(rows, d("2025-06-18")))
+    # THEN the autopay is a stream of its two payments, next on Monday 30 June (the 28th a
+    # Saturday); the payment by hand is not one of its charges
+    assert (stream.kind, stream.status, len(stream.transaction_ids)) == (Kind.CARD_PAYMENT, Status.EARLY_DETECTION, 2)
+    assert stream.next_date == d("2025-06-30")
+
+
 def test_a_banks_loan_and_its_cards_autopay_are_two_streams() -> None:
     # GIVEN a car loan of 308.68 debited by Chase on the 5th and the Chase card's autopay of the
     # statement balance on the 26th, both printed with the bank's name, seen twice each

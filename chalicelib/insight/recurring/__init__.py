@@ -79,6 +79,7 @@ from chalicelib.insight.payees import (
 )
 from chalicelib.insight.recurring.acceptance import is_accepted
 from chalicelib.insight.recurring.candidates import (
+    Candidate,
     amount_levels,
     candidates_of,
     card_like,
@@ -207,6 +208,9 @@ def _streams(group: Sequence[Txn], as_of: date, bank: Bank) -> list[RecurringExp
         evidence = judge_candidate(candidate, schedules, as_of, card=card)
         if evidence is not None:
             judged.append(evidence)
+            autopay = _autopay_alone(evidence, schedules, as_of, card=card)
+            if autopay is not None:
+                judged.append(autopay)
     accepted = _accepted_at(group, judged)
     # Overlapping candidates (a level and the price change containing it): the one that
     # explains most charges, then the one with fewer charges off schedule.
@@ -222,13 +226,33 @@ def _streams(group: Sequence[Txn], as_of: date, bank: Bank) -> list[RecurringExp
     return out
 
 
+def _autopay_alone(e: Evidence, schedules: Sequence[Schedule], as_of: date, *, card: bool) -> Evidence | None:
+    """A card's autopay judged on its payments on schedule alone: the user's other payments to
+    the card (part of a balance paid early, a payoff) are not its charges."""
+    if (
+        len(e.matched) < 2
+        or len(e.matched) == len(e.candidate.txns)
+        or kind_of(e.candidate.txns) is not Kind.CARD_PAYMENT
+    ):
+        return None
+    return judge_candidate(Candidate(tuple(e.matched), ()), schedules, as_of, card=card)
+
+
+def _card_extras(e: Evidence, group: Sequence[Txn]) -> frozenset[str]:
+    """For a card's autopay, the payee's other payments to a card (not shopping)."""
+    if kind_of(e.candidate.txns) is not Kind.CARD_PAYMENT:
+        return frozenset()
+    own = {t.txn_id for t in e.candidate.txns}
+    return frozenset(t.txn_id for t in group if t.txn_id not in own and is_card_payment(t))
+
+
 def _accepted_at(group: Sequence[Txn], judged: Sequence[Evidence]) -> list[Evidence]:
     """The candidates accepted at one payee. A candidate that fails only because the payee
     charged other amounts is accepted when other candidates there, accepted or seen three
     times, explain those charges, or when the candidates there between them explain every
     charge at the payee: two bills at one payee (two loans with one servicer, two plans with
     one app store) are not shopping."""
-    accepted = [e for e in judged if is_accepted(e, group)]
+    accepted = [e for e in judged if is_accepted(e, group, _card_extras(e, group))]
     if len(accepted) == len(judged):
         return accepted
     everything = frozenset(t.txn_id for t in group)

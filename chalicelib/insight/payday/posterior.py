@@ -139,7 +139,8 @@ def published_rules(payer: str) -> tuple[Schedule, ...]:
     """A federal payer's or a pension's published schedules, posted on the day or one or two
     business days early: one deposit tells which one the payee is on (Social Security pays each
     payee on the same Wednesday, or the 3rd, every month; military pay comes on the 1st and the
-    15th, or monthly on the 1st; pensions on the 1st)."""
+    15th, or monthly on the 1st; pensions on the 1st; civil service annuities on the first
+    business day)."""
     return tuple(rule.posting(rule.roll, shift) for rule in _published(payer) for shift in (0, 1, 2))
 
 

@@ -342,7 +342,8 @@ def payee_groups(txns: Iterable[Txn], prefixes: frozenset[str] = frozenset()) ->
     for k in keys:
         merged[root(k)].extend(groups[k])
     _move_unnamed_lines(merged, prefixes)
-    return [part for group in merged.values() for part in _by_merchant(group, prefixes)]
+    places = frozenset(w for w, n in shared.items() if n >= PLACE_PAYEES)
+    return [part for group in merged.values() for part in _by_merchant(group, prefixes, places)]
 
 
 def _move_unnamed_lines(groups: dict[str, list[Txn]], prefixes: frozenset[str]) -> None:
@@ -373,39 +374,43 @@ def _line_of(txn: Txn, prefixes: frozenset[str]) -> tuple[str, ...]:
 LINE_WORDS = 3
 
 
-def _by_merchant(group: list[Txn], prefixes: frozenset[str]) -> list[list[Txn]]:
+def _by_merchant(group: list[Txn], prefixes: frozenset[str], places: frozenset[str]) -> list[list[Txn]]:
     """``group`` split by the payees Plaid tells apart: merchant names neither of which extends
     the other ("Seattle City Light" and "Seattle Public Utilities", "YouTube TV" and "YouTube
     Premium") are two payees, where a name and its extension ("Amazon" and "Amazon Prime") are
-    one. A line without a merchant name goes with the one payee whose name its words hold."""
-    names = {tuple(payee_words(t.merchant_name)) for t in group if t.merchant_name}
-    names.discard(())
-    if len(names) < 2:
+    one. A line without a merchant name goes with the one payee whose name its words hold; else,
+    keyed by a place (``places``: "SEATTLE DENTAL GROUP WA" beside Seattle City Light), it is a
+    payee of its own line, and beside two payees or more, apart."""
+    families = _name_families(group)
+    if len(families) < 2 and not any(not t.merchant_name and merchant_key(t, prefixes) in places for t in group):
         return [group]
+    parts: dict[object, list[Txn]] = defaultdict(list)
+    for t in group:
+        words = tuple(payee_words(t.merchant_name)) if t.merchant_name else ()
+        if words:
+            parts[next(i for i, f in enumerate(families) if any(words[: len(n)] == n for n in f))].append(t)
+            continue
+        line = set(_line_words(t, prefixes))
+        holding = [i for i, f in enumerate(families) if set(f[0]) <= line]
+        if len(holding) == 1:
+            parts[holding[0]].append(t)
+        elif merchant_key(t, prefixes) in places:
+            parts[_line_of(t, prefixes)].append(t)
+        else:
+            parts[0 if len(families) == 1 else "apart"].append(t)
+    return list(parts.values())
+
+
+def _name_families(group: Sequence[Txn]) -> list[list[tuple[str, ...]]]:
+    """The merchant names in ``group``, those that extend one another together, shortest first."""
     families: list[list[tuple[str, ...]]] = []
-    for name in sorted(names, key=len):
+    for name in sorted({tuple(payee_words(t.merchant_name)) for t in group if t.merchant_name} - {()}, key=len):
         family = next((f for f in families if any(name[: len(n)] == n for n in f)), None)
         if family is None:
             families.append([name])
         else:
             family.append(name)
-    if len(families) < 2:
-        return [group]
-    parts: list[list[Txn]] = [[] for _ in families]
-    unplaced: list[Txn] = []
-    for t in group:
-        words = tuple(payee_words(t.merchant_name)) if t.merchant_name else ()
-        if words:
-            index = next(i for i, f in enumerate(families) if any(words[: len(n)] == n for n in f))
-        else:
-            line = set(_line_words(t, prefixes))
-            holding = [i for i, f in enumerate(families) if set(f[0]) <= line]
-            if len(holding) != 1:
-                unplaced.append(t)
-                continue
-            index = holding[0]
-        parts[index].append(t)
-    return [part for part in (*parts, unplaced) if part]
+    return families
 
 
 def readable_name(txns: Sequence[Txn], prefixes: Container[str] = frozenset()) -> str:

@@ -120,6 +120,24 @@ def test_a_line_plaid_left_unnamed_goes_with_the_merchant_that_prints_it() -> No
     assert groups == [["a", "b"], ["c", "d"], ["e", "f"], ["g"]]
 
 
+def test_a_line_keyed_by_a_city_goes_apart_from_the_utility_named_after_it() -> None:
+    # GIVEN Seattle City Light, named by Plaid once and not once, a dentist's line that begins
+    # with the city's name, and card lines ending with it (so the city is a place here)
+    rows = [
+        txn("SEATTLE CITY LIGHT DES:UTIL PMT ID:X7983", merchant="Seattle City Light", txn_id="a"),
+        txn("SEATTLE CITY LIGHT DES:UTIL PMT ID:X7983 INDN:W", txn_id="b"),
+        txn("CHECKCARD 0505 SEATTLE DENTAL GROUP WA 8115792", txn_id="c"),
+        txn("CHECKCARD 0202 SEATTLE DENTAL GROUP WA 1869921", txn_id="d"),
+        txn("KROGER #0049 SEATTLE WA", txn_id="e"),
+        txn("CVS/PHARMACY #8812 SEATTLE WA", txn_id="f"),
+        txn("PANERA BREAD #829996 SEATTLE WA", txn_id="g"),
+    ]
+    # WHEN the charges are grouped by payee
+    groups = sorted(sorted(t.txn_id for t in group) for group in payee_groups(rows, bank_prefixes(rows)))
+    # THEN the dentist is a payee of its own, not the utility's
+    assert ["a", "b"] in groups and ["c", "d"] in groups
+
+
 @pytest.mark.parametrize(
     ("line", "merchant", "name"),
     [

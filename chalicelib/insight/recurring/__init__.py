@@ -13,14 +13,18 @@ How it works:
    cash withdrawals, recognised by pairing, category or line. A credit-card payment from
    checking stays (category or line; and any payment to the same payee): for the user's cash
    flow it is a bill, reported with ``kind`` ``card_payment`` so that a view can hide it.
-2. Charges are grouped by payee across the user's accounts (:func:`payees.payee_groups`) and
-   read on the clock that keeps the calendar: card charges by their authorization day, or by
+2. Charges are grouped by payee across the user's accounts (:func:`payees.payee_groups`:
+   payees Plaid names apart stay apart, a charge Plaid left unnamed goes with the merchant
+   printing its line) and read on the clock that keeps the calendar: card charges by their authorization day, or by
    their posting day where that repeats more exactly (a merchant billing on the 23rd whose
    authorizations wander a day or two before it); when a payee's charges cannot tell, by the
    clock that keeps the user's other payees' calendars. Each group yields candidate streams:
    each amount level (charges within 2 % of each other), two levels one after the other (a
    price change: a plan repriced or downgraded, a promotion ending, a level seen once at the
-   new price), and the whole group (a bill whose amount varies: a utility, a card's autopay).
+   new price), the whole group (a bill whose amount varies: a utility, a card's autopay), and
+   the charges outside the repeated levels (a bank's fixed loan beside its card's autopay). A
+   card's autopay is also judged on its payments on schedule alone (the user's extra payments
+   to the card are not its charges).
 3. The candidate's schedule is fitted (:mod:`insight.schedule`) on its charge days: weekly,
    every other week, twice a month (not for card merchants), monthly (a day, the last day;
    the n-th weekday only from three charges), quarterly, annually, each with the payer's roll
@@ -38,7 +42,8 @@ How it works:
    (authorization jitter, a debit a day or two late). A varying amount passes only for a
    monthly, twice-monthly or quarterly bill (utility, insurance, loan categories) and a
    monthly card autopay. Where a chance alignment is likely, more is asked: at a payee that
-   also charges other amounts (a shop, an app store; another bill there does not count) or in
+   also charges other amounts (a shop, an app store; another bill there does not count, nor
+   other plans that between them explain every charge there) or in
    everyday-spending categories (groceries, coffee, fuel, transit, ride shares, lunch), four
    charges, hardly any missing, and at a busy everyday merchant no weekly rhythm at all; a
    monthly or quarterly plan there (one fixed price and nothing else charged at the payee since

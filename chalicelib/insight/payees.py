@@ -404,7 +404,8 @@ def _by_merchant(group: list[Txn], prefixes: frozenset[str], places: frozenset[s
 def _name_families(group: Sequence[Txn]) -> list[list[tuple[str, ...]]]:
     """The merchant names in ``group``, those that extend one another together, shortest first."""
     families: list[list[tuple[str, ...]]] = []
-    for name in sorted({tuple(payee_words(t.merchant_name)) for t in group if t.merchant_name} - {()}, key=len):
+    names = {tuple(payee_words(t.merchant_name)) for t in group if t.merchant_name} - {()}
+    for name in sorted(names, key=lambda n: (len(n), n)):  # (the order is the same in every run)
         family = next((f for f in families if any(name[: len(n)] == n for n in f)), None)
         if family is None:
             families.append([name])

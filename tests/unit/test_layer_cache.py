@@ -20,9 +20,13 @@ def project(root: Path, requirements: str) -> Path:
 
 
 def layer_zip(content: bytes) -> bytes:
+    """A layer archive whose bytes depend on ``content`` alone: its entry carries a fixed
+    timestamp, not the clock's (two archives built across a tick of the zip format's two-second
+    clock would differ)."""
     buffer = io.BytesIO()
+    entry = zipfile.ZipInfo("python/lib/python3.11/site-packages/plaid/__init__.py", date_time=(2024, 1, 1, 0, 0, 0))
     with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("python/lib/python3.11/site-packages/plaid/__init__.py", content)
+        archive.writestr(entry, content)
     return buffer.getvalue()
 
 

@@ -375,12 +375,13 @@ LINE_WORDS = 3
 
 
 def _by_merchant(group: list[Txn], prefixes: frozenset[str], places: frozenset[str]) -> list[list[Txn]]:
-    """``group`` split by the payees Plaid tells apart: merchant names neither of which extends
-    the other ("Seattle City Light" and "Seattle Public Utilities", "YouTube TV" and "YouTube
-    Premium") are two payees, where a name and its extension ("Amazon" and "Amazon Prime") are
-    one. A line without a merchant name goes with the one payee whose name its words hold; else,
-    keyed by a place (``places``: "SEATTLE DENTAL GROUP WA" beside Seattle City Light), it is a
-    payee of its own line, and beside two payees or more, apart."""
+    """``group`` split by the payees Plaid tells apart: merchant names neither of which holds the
+    other's words ("Seattle City Light" and "Seattle Public Utilities", "YouTube TV" and
+    "YouTube Premium") are two payees, where a name and its extension ("Amazon" and "Amazon
+    Prime", "Spectrum" and "Charter Spectrum") are one. A line without a merchant name goes
+    with the one payee whose name its words hold; else, keyed by a place (``places``: "SEATTLE
+    DENTAL GROUP WA" beside Seattle City Light), it is a payee of its own line, and beside two
+    payees or more, apart."""
     families = _name_families(group)
     if len(families) < 2 and not any(not t.merchant_name and merchant_key(t, prefixes) in places for t in group):
         return [group]
@@ -388,7 +389,7 @@ def _by_merchant(group: list[Txn], prefixes: frozenset[str], places: frozenset[s
     for t in group:
         words = tuple(payee_words(t.merchant_name)) if t.merchant_name else ()
         if words:
-            parts[next(i for i, f in enumerate(families) if any(words[: len(n)] == n for n in f))].append(t)
+            parts[next(i for i, f in enumerate(families) if any(_extends(words, n) for n in f))].append(t)
             continue
         line = set(_line_words(t, prefixes))
         holding = [i for i, f in enumerate(families) if set(f[0]) <= line]
@@ -406,12 +407,18 @@ def _name_families(group: Sequence[Txn]) -> list[list[tuple[str, ...]]]:
     families: list[list[tuple[str, ...]]] = []
     names = {tuple(payee_words(t.merchant_name)) for t in group if t.merchant_name} - {()}
     for name in sorted(names, key=lambda n: (len(n), n)):  # (the order is the same in every run)
-        family = next((f for f in families if any(name[: len(n)] == n for n in f)), None)
+        family = next((f for f in families if any(_extends(name, n) for n in f)), None)
         if family is None:
             families.append([name])
         else:
             family.append(name)
     return families
+
+
+def _extends(name: Sequence[str], shorter: Sequence[str]) -> bool:
+    """Whether merchant name ``name`` holds every word of ``shorter`` ("Amazon Prime" and
+    "Amazon", "Charter Spectrum" and "Spectrum"): one payee's names."""
+    return set(shorter) <= set(name)
 
 
 def readable_name(txns: Sequence[Txn], prefixes: Container[str] = frozenset()) -> str:

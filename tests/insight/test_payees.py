@@ -92,13 +92,15 @@ def test_two_payees_plaid_names_apart_are_two_groups_though_their_keys_agree() -
         txn("GOOGLE *YOUTUBE TV", merchant="YouTube TV", txn_id="f"),
         txn("GOOGLE *YOUTUBEPREMIUM", merchant="YouTube Premium", txn_id="g"),
         txn("SEATTLE PARKING", txn_id="h"),
+        txn("SPECTRUM 855-707-7328", merchant="Spectrum", txn_id="i"),
+        txn("CHARTER COMMUNICATIONS SPECTRUM", merchant="Charter Spectrum", txn_id="j"),
     ]
     # WHEN the charges are grouped by payee
     groups = sorted(sorted(t.txn_id for t in group) for group in payee_groups(rows))
     # THEN each utility is its own payee, the unnamed line going with the one it names; a shop
-    # and its membership stay one payee (a name and its extension); the two plans are two; a
-    # line that names neither utility is apart
-    assert groups == [["a", "b"], ["c"], ["d", "e"], ["f"], ["g"], ["h"]]
+    # and its membership stay one payee (a name and its extension), as do the names Plaid gives
+    # one cable company; the two plans are two; a line that names neither utility is apart
+    assert groups == [["a", "b"], ["c"], ["d", "e"], ["f"], ["g"], ["h"], ["i", "j"]]
 
 
 def test_a_line_plaid_left_unnamed_goes_with_the_merchant_that_prints_it() -> None:

@@ -102,17 +102,19 @@ PENSION = "PENSION"
 def payer_kind(stream: Stream) -> str:
     """The payer, for its published schedule: the federal payers by their key (SSA, SSI, VA,
     DFAS ...), a pension (:data:`PENSION`) by the words of its deposits, else the key."""
-    if _government_rule(stream.payer) is None and any(PENSION_WORDS.search(t.name.upper()) for t in stream.txns):
+    if not _published(stream.payer) and any(PENSION_WORDS.search(t.name.upper()) for t in stream.txns):
         return PENSION
     return stream.payer
 
 
+@lru_cache(maxsize=256)
 def _published(payer: str) -> tuple[Schedule, ...]:
-    """A federal payer's or a pension's published schedules, each with its roll: Social
-    Security on the second, third or fourth Wednesday or the 3rd; SSI, VA benefits and pensions
-    on the 1st; military pay (DFAS) on the 1st and the 15th, or monthly on the 1st; all paid the
-    business day before a closed day, except civil service annuities (OPM) and military retired
-    pay, paid on the first business day of the month (the 1st, or the business day after)."""
+    """A federal payer's or a pension's published schedules, each with its roll and no
+    early-posting shift (none: ``payer`` publishes none): Social Security on the second, third
+    or fourth Wednesday or the 3rd; SSI, VA benefits and pensions on the 1st; military pay
+    (DFAS) on the 1st and the 15th, or monthly on the 1st; all paid the business day before a
+    closed day, except civil service annuities (OPM) and military retired pay, paid on the
+    first business day of the month (the 1st, or the business day after)."""
     if payer == "SSA":
         rules = [Schedule.nth_weekday(nth, 2) for nth in (2, 3, 4)] + [Schedule.monthly(3)]
     elif payer in ("SSI", "VA", PENSION):
@@ -124,15 +126,6 @@ def _published(payer: str) -> tuple[Schedule, ...]:
     else:
         return ()
     return tuple(rules)
-
-
-def _government_rule(payer: str) -> Callable[[Schedule], bool] | None:
-    """Whether a schedule, whatever its early-posting shift, is one ``payer`` publishes (None:
-    ``payer`` publishes none)."""
-    published = {rule.posting(rule.roll, 0) for rule in _published(payer)}
-    if not published:
-        return None
-    return lambda s: s.posting(s.roll, 0) in published
 
 
 def published_rules(payer: str) -> tuple[Schedule, ...]:
@@ -149,9 +142,9 @@ def log_prior(schedule: Schedule, payer: str = "") -> float:
     """How likely a payroll schedule is before any deposit is seen (see the tables above); a
     federal payer's published schedule is near certain."""
     shift = _SHIFT.get(schedule.shift, 0.01)
-    government = _government_rule(payer)
-    if government is not None:
-        if government(schedule):
+    published = _published(payer)
+    if published:
+        if schedule.posting(schedule.roll, 0) in published:
             return math.log(0.9 * 0.999 * shift)
         return math.log(0.0005 * (0.999 if schedule.roll is Roll.PREV else 0.001) * shift)
     period = _PERIOD.get(schedule.cadence, 0.001)

@@ -354,16 +354,22 @@ def make_user(seed: int, index: int, history_days: int = HISTORY_DAYS) -> Synthe
     elif archetype != "no_income":
         employers = _employers(world, archetype)
         landed = {id(e): _simulate_pay(world, e, days) for e in employers}
-        active = [e for e in employers if e.first <= as_of <= e.last]
-        primary = max(active, key=lambda e: e.monthly())
-        records = landed[id(primary)]
-        paid = [p.landed for p in records if p.landed]
-        roll = "NEXT" if primary.forward else "PREV"
-        started = primary.first if primary.first >= first else None
-        facts = _facts(world, records, list(landed.values()), roll, f"{world.uid}-{primary.account}", started)
-        truth = Truth(
-            _next(paid, as_of), primary.cadence, archetype, primary.name, primary.label, facts.scheduled, facts.facts
-        )
+        # The primary pays again after ``as_of``: a job that ends before its next payday is not it.
+        active = [
+            e
+            for e in employers
+            if e.first <= as_of <= e.last and any(p.landed and p.landed > as_of for p in landed[id(e)])
+        ]
+        if active:
+            primary = max(active, key=lambda e: e.monthly())
+            records = landed[id(primary)]
+            paid = [p.landed for p in records if p.landed]
+            roll = "NEXT" if primary.forward else "PREV"
+            started = primary.first if primary.first >= first else None
+            facts = _facts(world, records, list(landed.values()), roll, f"{world.uid}-{primary.account}", started)
+            truth = Truth(
+                _next(paid, as_of), primary.cadence, archetype, primary.name, primary.label, facts.scheduled, facts.facts
+            )
     _noise(world, days, paid)
     _spending(world, days)
     rng.shuffle(world.rows)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 
@@ -53,6 +53,15 @@ def test_the_truth_is_a_deposit_after_as_of_or_no_payday(make: Callable[[int, in
             continue
         assert truth.next_payday > person.as_of and fedcal.is_open(truth.next_payday)
         assert truth.cadence in bench_payday.CADENCES
+
+
+def test_world_b_takes_the_job_that_pays_next_when_the_old_one_ends_before_its_payday() -> None:
+    # GIVEN a user of world B whose better-paid job ends two days after as_of, unpaid after it
+    # WHEN the world is written
+    person = holdout.make_user(23, 487)
+    # THEN the truth is the new job's next payday
+    assert person.archetype == "job_change"
+    assert person.truth.next_payday == date(2022, 8, 11) and person.truth.cadence == "BIWEEKLY"
 
 
 def test_history_keeps_the_window_and_the_future() -> None:

@@ -368,7 +368,13 @@ def make_user(seed: int, index: int, history_days: int = HISTORY_DAYS) -> Synthe
             started = primary.first if primary.first >= first else None
             facts = _facts(world, records, list(landed.values()), roll, f"{world.uid}-{primary.account}", started)
             truth = Truth(
-                _next(paid, as_of), primary.cadence, archetype, primary.name, primary.label, facts.scheduled, facts.facts
+                _next(paid, as_of),
+                primary.cadence,
+                archetype,
+                primary.name,
+                primary.label,
+                facts.scheduled,
+                facts.facts,
             )
     _noise(world, days, paid)
     _spending(world, days)

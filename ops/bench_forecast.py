@@ -36,7 +36,11 @@ account's transactions dated after the as-of day, to that day (pending or not).
   how often the true balance went below the threshold from the next day to the true next
   payday (the primary payer's next deposit into the projected account), that day included;
   each observed rate with its 95% interval from resampling the user-days (a user-day's draws
-  share its future, so they are not independent cases).
+  share its future, so they are not independent cases). A forecast whose window to that payday
+  runs past the end of its world's feed (D writes 35 days after its as-of day, so a monthly
+  payday seen from its last as-of day is often beyond it) is left out and counted: what the
+  balance did after the feed ends is unknown, and reading the feed's silence as days without
+  spending would count crossings that were never observed as ones that did not happen.
 
 Goals: a median lowest-balance error at most half the baseline's, recall >= 0.85 at precision
 >= 0.8, and every decile's observed rate within 5 points of its mean predicted risk.
@@ -66,7 +70,7 @@ from chalicelib.insight.payday import predict
 from chalicelib.settings import LOW_BALANCE_PREDICTION_LEVEL
 from ops import bench_payday
 from ops.cpu import per_call_ms, yardstick_ms
-from ops.synthetic import holdout, phenomena, users
+from ops.synthetic import blind_payday, holdout, phenomena, users
 from ops.synthetic.users import SyntheticUser
 
 HISTORY_DAYS = 120
@@ -139,6 +143,9 @@ TRADE_OFF_LEVELS = (0.3, 0.5, 0.6, 0.7)
 #: The levels ``--choose-level`` weighs.
 CANDIDATE_LEVELS = tuple(round(0.05 * n, 2) for n in range(4, 14))
 DAYS_PER_MONTH = 30.4
+#: Days after each world's ``as_of`` that its feed writes (B's generator takes A's). World D
+#: writes further when the next payday comes later, to the day after it.
+FEED_DAYS = {"A": users.FUTURE_DAYS, "B": users.FUTURE_DAYS, "C": phenomena.FUTURE_DAYS, "D": blind_payday.FUTURE_DAYS}
 
 
 def _unit(*parts: object) -> float:
@@ -170,6 +177,8 @@ class Case:
     futures: dict[str, dict[int, int]]
     primary_ids: frozenset[str]
     monthly_income: int
+    #: Days after ``as_of`` the world's feed covers: what happens to the balance later is unknown.
+    known_days: int = HORIZON
 
 
 def _monthly_out(rows: Sequence[dict[str, Any]], days: int) -> int:
@@ -177,9 +186,20 @@ def _monthly_out(rows: Sequence[dict[str, Any]], days: int) -> int:
     return round(out * DAYS_PER_MONTH / days)
 
 
+def feed_end(world: str, person: SyntheticUser) -> date:
+    """The last day ``person``'s world writes transactions for (a day without any inside it is a
+    day the account did not move; after it, nothing is known)."""
+    end = person.as_of + timedelta(days=FEED_DAYS.get(world, users.FUTURE_DAYS))
+    payday = person.truth.next_payday
+    if world == "D" and payday is not None and payday > end:
+        end = payday + timedelta(days=1)
+    return end
+
+
 def make_cases(world: str, person: SyntheticUser, offset: int, draws: int) -> list[Case]:
     """``draws`` cases of ``person`` seen ``offset`` days after the generator's as-of day."""
     as_of = person.as_of + timedelta(days=offset)
+    known_days = (feed_end(world, person) - as_of).days
     first = as_of - timedelta(days=HISTORY_DAYS - 1)
     rows = [t for t in person.transactions if t["date"] >= first.isoformat()]
     seen = [t for t in rows if t["date"] <= as_of.isoformat()]
@@ -204,7 +224,9 @@ def make_cases(world: str, person: SyntheticUser, offset: int, draws: int) -> li
                 {"account_id": account_id, "type": kind, "subtype": subtype, "available": balance, "current": balance}
             )
         threshold = THRESHOLDS[int(_unit("threshold", world, person.user_id, offset, draw) * len(THRESHOLDS))]
-        cases.append(Case(world, person.user_id, as_of, draw, rows, accounts, threshold, futures, primary, income))
+        cases.append(
+            Case(world, person.user_id, as_of, draw, rows, accounts, threshold, futures, primary, income, known_days)
+        )
     return cases
 
 
@@ -255,6 +277,8 @@ class Outcome:
     naive_lowest: int | None = None
     #: True when the true balance went below the threshold before the true next payday.
     crossed_before_payday: bool | None = None
+    #: The window to the next payday outlasts the world's feed: whether it crossed is unknown.
+    censored: bool = False
 
 
 @dataclass
@@ -288,7 +312,9 @@ def score(case: Case, answer: Forecast) -> Outcome:
         payday = true_payday(case, account)
         if payday is None and answer.next_payday is not None:
             payday = (answer.next_payday - case.as_of).days
-        if payday is not None and payday >= 1:
+        if payday is not None and payday > case.known_days:
+            outcome.censored = True
+        elif payday is not None and payday >= 1:
             outcome.crossed_before_payday = min(balances[:payday]) < case.threshold
     return outcome
 
@@ -525,6 +551,9 @@ def report(title: str, result: Result) -> Figures:
         f"     naive baseline's line below it    precision {found.naive_precision:.3f} recall {found.naive_recall:.3f}"
     )
     print("   calibration of risk_below_threshold (below the threshold before the next payday):")
+    censored = sum(1 for o in result.answered if o.censored)
+    if censored:
+        print(f"     left out: {censored} forecasts whose next payday comes after the world's feed ends")
     print("     decile        n  mean risk  observed (95% interval, user-days resampled)  difference")
     for low, high, n, mean, observed, lo, hi in found.deciles:
         if n:

@@ -3,7 +3,8 @@ backtest's tuning seed (``make bench`` reports the three worlds in full)."""
 
 from __future__ import annotations
 
-from ops.bench_forecast import TUNING_SEED, evaluate, figures, make_cases
+from chalicelib.insight.forecast import forecast
+from ops.bench_forecast import HORIZON, TUNING_SEED, blind_generate, evaluate, figures, make_cases, score
 from ops.synthetic import users
 
 
@@ -17,3 +18,28 @@ def test_the_forecast_beats_the_naive_baseline_on_a_sample_of_generator_a() -> N
     assert found.n >= 60
     assert found.model_median <= 0.5 * found.naive_median, (found.model_median, found.naive_median)
     assert found.precision >= 0.75 and found.recall >= 0.75, (found.precision, found.recall)
+
+
+def test_a_forecast_whose_next_payday_outlasts_the_worlds_feed_is_left_out_of_calibration() -> None:
+    # GIVEN world D's user 18 of seed 7, paid monthly, seen 21 days after the world's as-of day:
+    # its feed ends 35 days after that day, before the next paycheck
+    [person] = [p for p in blind_generate(7, 19) if p.user_id == "bw7-00018"]
+    [case] = make_cases("D", person, 21, 1)
+    seen = [t for t in case.transactions if t["date"] <= case.as_of.isoformat()]
+    # WHEN forecast and scored
+    outcome = score(case, forecast(seen, case.accounts, case.as_of, HORIZON, case.threshold))
+    # THEN its 14 days are scored, but whether it crossed before payday is unknown, not "no"
+    assert case.known_days == 14 and outcome.true_lowest is not None
+    assert outcome.censored and outcome.crossed_before_payday is None
+
+
+def test_a_forecast_whose_next_payday_falls_inside_the_feed_is_calibrated() -> None:
+    # GIVEN the same user seen on the world's as-of day, the next paycheck inside the feed
+    [person] = [p for p in blind_generate(7, 19) if p.user_id == "bw7-00018"]
+    [case] = make_cases("D", person, 0, 1)
+    seen = [t for t in case.transactions if t["date"] <= case.as_of.isoformat()]
+    # WHEN forecast and scored
+    outcome = score(case, forecast(seen, case.accounts, case.as_of, HORIZON, case.threshold))
+    # THEN whether it crossed before payday is known
+    assert case.known_days == 35 and not outcome.censored
+    assert outcome.crossed_before_payday is not None

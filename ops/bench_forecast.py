@@ -36,7 +36,8 @@ account's transactions dated after the as-of day, to that day (pending or not).
   how often the true balance went below the threshold from the next day to the true next
   payday (the primary payer's next deposit into the projected account), that day included;
   each observed rate with its 95% interval from resampling the user-days (a user-day's draws
-  share its future, so they are not independent cases). A forecast whose window to that payday
+  share its future, so they are not independent cases), and the Brier score of the risk beside
+  that of one risk for every forecast. A forecast whose window to that payday
   runs past the end of its world's feed (D writes 35 days after its as-of day, so a monthly
   payday seen from its last as-of day is often beyond it) is left out and counted: what the
   balance did after the feed ends is unknown, and reading the feed's silence as days without
@@ -46,8 +47,8 @@ Goals: a median lowest-balance error at most half the baseline's, recall >= 0.85
 >= 0.8, and every decile's observed rate within 5 points of its mean predicted risk.
 
 Run: ``.venv/bin/python -m ops.bench_forecast`` (also part of ``make bench``); ``--world X`` for
-one world; ``--users N`` for another count of users (``--users 1000``, 13 minutes for the four
-worlds, narrows the middle deciles' intervals from about 10 points either side to about 5: the
+one world; ``--users N`` for another count of users (``--users 1000``, about 3 minutes a world,
+narrows the middle deciles' intervals from about 10 points either side to about 5: the
 calibration goal is judged there); ``--choose-level`` chooses the alert level on generator A's
 tuning seed: the level whose smaller margin over the two crossing goals is the largest.
 """
@@ -372,6 +373,10 @@ class Figures:
     trade_off: tuple[tuple[float, float, float], ...]
     #: (low, high, n, mean predicted, observed, and the observed rate's 95% interval)
     deciles: tuple[tuple[float, float, int, float, float, float, float], ...]
+    #: The Brier score of the risk (mean squared error against what happened), and of one
+    #: risk for every forecast, the observed rate (the score that knowing nothing earns).
+    brier: float = 0.0
+    brier_base_rate: float = 0.0
 
     @property
     def calibrated(self) -> bool:
@@ -493,6 +498,7 @@ def figures(result: Result) -> Figures:
         mean = statistics.fmean(p for p, _ in group) if group else 0.0
         observed = sum(1 for _, c in group if c) / len(group) if group else 0.0
         deciles.append((low, high, len(group), mean, observed, *intervals[n]))
+    rate = sum(1 for _, c, _ in scored if c) / len(scored) if scored else 0.0
     return Figures(
         n=len(answered),
         model_median=statistics.median(model_errors),
@@ -511,6 +517,8 @@ def figures(result: Result) -> Figures:
         naive_recall=naive_recall,
         trade_off=trade_off,
         deciles=tuple(deciles),
+        brier=statistics.fmean((p - c) ** 2 for p, c, _ in scored) if scored else 0.0,
+        brier_base_rate=rate * (1 - rate),
     )
 
 
@@ -565,6 +573,7 @@ def report(title: str, result: Result) -> Figures:
                 f"     [{low:.1f}, {high:.1f}) {n:5d}   {_pct(mean)}    {_pct(observed)} ({_pct(lo)}-{_pct(hi)})"
                 f"  {difference:+6.1f}{flag}"
             )
+    print(f"     Brier score {found.brier:.4f} (one risk for all, the observed rate: {found.brier_base_rate:.4f})")
     outside, shown = found.outside, sum(1 for row in found.deciles if row[2])
     print(
         f"     deciles whose mean risk is inside their observed rate's 95% interval: {shown - len(outside)} of {shown}"

@@ -10,9 +10,12 @@ import pytest
 from chalicelib.insight.calendar import add_business_days
 from chalicelib.insight.forecast import Bill, InvalidForecastError, forecast
 from chalicelib.insight.forecast.accounts import InvalidAccountError
+from chalicelib.insight.forecast.income import Payday, alternative_readings
 from chalicelib.insight.forecast.rhythms import rhythms
-from chalicelib.insight.forecast.simulate import rate_standard_error
-from chalicelib.insight.payday import predict
+from chalicelib.insight.forecast.simulate import rate_standard_error, simulate
+from chalicelib.insight.forecast.spending import DailyFlows
+from chalicelib.insight.payday import ChainResult, predict
+from chalicelib.insight.payday.types import Detection, PaydayPrediction
 from chalicelib.insight.transactions import parse as parse_txn
 from tests.insight.builders import d, paychecks, txn
 
@@ -376,3 +379,46 @@ def test_an_app_the_user_stopped_using_is_not_projected() -> None:
     found = forecast(history, [checking(30_000)], AS_OF)
     # THEN neither the advance nor its collection is expected again
     assert [e for e in found.events if e.kind.startswith("payday_")] == []
+
+
+# --- the payday model's other readings -----------------------------------------------------
+
+
+def steady_spending(cents: int) -> DailyFlows:
+    """84 days of exactly ``cents`` a day: no uncertainty but the payday's."""
+    return DailyFlows(AS_OF - timedelta(days=83), 84, (float(cents),) * 7, 0.0, (0.0,) * 84, ())
+
+
+def test_another_reading_that_puts_payday_later_is_drawn_with_its_probability() -> None:
+    # GIVEN $300, $50 spent a day, the answer's payday in 3 days (80 % sure), and another
+    # reading of the deposits, 20 % likely, that puts it 10 days out
+    paycheck = Payday(AS_OF + timedelta(days=3), PAY, (PAY,))
+    later = Payday(AS_OF + timedelta(days=10), PAY, (PAY,))
+    common = {"as_of": AS_OF, "start": 30_000, "horizon": 14, "days": 14, "bills": (), "threshold": 0, "seed": "s"}
+    # WHEN simulated without it and with it
+    alone = simulate(**common, flows=steady_spending(5_000), paydays=[paycheck], payday_confidence=0.8)
+    mixed = simulate(
+        **common, flows=steady_spending(5_000), paydays=[paycheck], payday_confidence=0.8, alternatives=[(0.2, [later])]
+    )
+    # THEN alone, a day late at most, $200 is spent and the balance holds; with it, about one
+    # future in five waits ten days, spends $500 and goes below zero
+    assert alone.risk_below_zero == 0.0
+    assert mixed.risk_below_zero == pytest.approx(0.2, abs=0.05)
+
+
+def test_the_readings_more_than_a_business_day_away_share_the_chance_the_answer_is_wrong() -> None:
+    # GIVEN an answer 90 % sure, whose model read the deposits three ways: the answer's date
+    # (70 % of the posterior), the business day after (10 %) and two weeks later (20 %)
+    payday = d("2026-12-04")
+    after, later = add_business_days(payday, 1), payday + timedelta(days=14)
+    readings = ((0.7, (payday,)), (0.1, (after,)), (0.2, (later,)))
+    chain = chain_of(payday, 0.9, readings)
+    # WHEN the forecast asks for the other readings
+    found = alternative_readings(chain, 0.9)
+    # THEN only the far one is drawn on its own, with its share of the 10 %: 0.1 x 0.2 / 0.3
+    assert found == [(pytest.approx(0.1 * 0.2 / 0.3), (later,))]
+
+
+def chain_of(payday: date, confidence: float, readings: Any) -> ChainResult:
+    answer = PaydayPrediction(Detection.FLOATME_V2, payday, "BIWEEKLY", confidence, readings=readings)
+    return ChainResult(answer, Detection.FLOATME_V2, True, False, None, answer, None)

@@ -6,6 +6,8 @@ import random
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from chalicelib.insight.payday import predict, v2
 from chalicelib.insight.schedule import LAST_DAY, Roll, Schedule
 from chalicelib.insight.transactions import visible
@@ -455,3 +457,16 @@ def test_confidence_is_a_probability_and_grows_with_history() -> None:
     short = predict(history("2026-09-28", [r for r in rows if r["date"] >= "2026-09-01"], days=30), d("2026-09-28"))
     long = predict(history("2026-09-28", rows), d("2026-09-28"))
     assert 0 <= short.confidence < long.confidence <= 1
+
+
+def test_the_readings_behind_an_answer_travel_with_it_with_their_posterior_shares() -> None:
+    # GIVEN two paychecks four weeks apart: a monthly payday, or one every four weeks
+    history = paychecks([d("2026-09-11"), d("2026-10-09")], 150_000)
+    # WHEN predicted
+    answer = predict(history, d("2026-10-20")).chosen
+    # THEN its readings hold both next dates, each with its share of the posterior, the answer's among them
+    firsts = {days[0]: share for share, days in answer.readings}
+    assert answer.next_payday in firsts
+    assert d("2026-10-23") in firsts and firsts[d("2026-10-23")] > 0.1  # four weeks after the 9th
+    assert sum(firsts.values()) == pytest.approx(1.0)
+    assert all(day > d("2026-10-20") for _, days in answer.readings for day in days)

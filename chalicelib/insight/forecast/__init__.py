@@ -33,7 +33,7 @@ from chalicelib.errors import ValidationError
 from chalicelib.insight import recurring
 from chalicelib.insight.forecast.accounts import AccountBalance, choose, parse_accounts
 from chalicelib.insight.forecast.bills import Bill, BillCharge, bill_of, project
-from chalicelib.insight.forecast.income import income, payday_dates, shifted
+from chalicelib.insight.forecast.income import alternative_readings, income, payday_dates, shifted
 from chalicelib.insight.forecast.payday_flows import LEAD_DAYS, PaydayFlow, tied_to_payday
 from chalicelib.insight.forecast.rhythms import Rhythm, rhythms
 from chalicelib.insight.forecast.simulate import PATHS, simulate
@@ -50,6 +50,8 @@ MIN_HISTORY_DAYS = 30
 #: Confidence levels: (name, least payday confidence, least days of history), best first.
 CONFIDENCE_LEVELS = (("high", 0.8, 90), ("medium", 0.5, 60))
 NONE = "none"
+#: The payday model's other readings are drawn when their first payday is at most this far ahead.
+_READINGS_AHEAD = timedelta(days=45)
 #: The source of what the forecast reads from the account's own history (rates, rhythms).
 RHYTHM_SOURCE = "history"
 _WEEKDAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
@@ -245,7 +247,9 @@ def _forecast(
         return none(f"no balance reported for account {choice.account.account_id}", choice.account.account_id)
     account_id = choice.account.account_id
     start, source = balance
-    last_landing = shifted(chain.next_payday, 1)
+    # Simulated until the answer's payday a business day late, or another reading's first one.
+    firsts = [d[0] for _, d in alternative_readings(chain, chain.confidence) if d[0] <= as_of + _READINGS_AHEAD]
+    last_landing = max([shifted(chain.next_payday, 1), *firsts])
     horizon = max(days, (last_landing - as_of).days)
     until = as_of + timedelta(days=horizon)
     pay = income(chain, account_id, as_of, until)
@@ -281,6 +285,7 @@ def _forecast(
         paydays=pay.paydays,
         on_payday=[x.amounts for x in on_payday],
         payday_confidence=pay.confidence,
+        alternatives=[(p, days) for p, days in pay.alternatives if days],
         threshold=threshold_cents,
         seed=f"forecast:{as_of.isoformat()}:{account_id}:{start}:{threshold_cents}",
         paths=paths,

@@ -6,10 +6,13 @@ landed in the projected account: the deposits of the payer the model predicts fo
 ``source``), the same-day parts of a split deposit added up; the expected paycheck is the
 median of the last six, and the simulation draws from those six.
 
-**When.** The model's ``confidence`` is the probability that its date is exact. The rest of
-the probability goes to the business day before (``EARLY_SHARE`` of it) and the business day
-after, evenly: a bank posting a day early and an ACH file a day late are both common, and the
-benchmark's figures do not move when the split does.
+**When.** The model's ``confidence`` is the probability that its date is exact. The rest goes
+where the model's own readings of the deposits put it (``readings``: each next date a reading
+projects, with its posterior share): a reading whose date is more than a business day from the
+answer (a biweekly payer read as semi-monthly, a paycheck read as early) keeps its share of the
+rest, with its own paydays; what is left goes to the business day before (``EARLY_SHARE`` of it)
+and the business day after: a bank posting a day early and an ACH file a day late are both
+common, and the benchmark's figures do not move when that split does.
 """
 
 from __future__ import annotations
@@ -53,6 +56,9 @@ class Income:
     paydays: tuple[Payday, ...]
     #: Ids of the payer's deposits in the projected account (not everyday money).
     deposit_ids: frozenset[str]
+    #: The model's other readings, more than a business day from its answer: (probability,
+    #: their paydays up to the horizon, at the same paycheck).
+    alternatives: tuple[tuple[float, tuple[Payday, ...]], ...] = ()
 
 
 def _words(text: str | None) -> set[str]:
@@ -108,13 +114,33 @@ def income(chain: ChainResult, account_id: str, as_of: date, until: date) -> Inc
     deposits = payer_deposits(chain, account_id, as_of)
     amounts = _paychecks(deposits)
     typical = round(statistics.median(amounts)) if amounts else 0
+    confidence = max(0.0, min(1.0, chain.confidence))
     return Income(
         payer=chain.source,
         cadence=chain.cadence,
-        confidence=max(0.0, min(1.0, chain.confidence)),
+        confidence=confidence,
         paydays=tuple(Payday(d, typical, amounts) for d in payday_dates(chain, as_of, until)),
         deposit_ids=frozenset(t.txn_id for t in deposits),
+        alternatives=tuple(
+            (probability, tuple(Payday(d, typical, amounts) for d in days if d <= until))
+            for probability, days in alternative_readings(chain, confidence)
+        ),
     )
+
+
+def alternative_readings(chain: ChainResult, confidence: float) -> list[tuple[float, tuple[date, ...]]]:
+    """The model's readings whose next date is more than a business day from its answer, each
+    with its share of the probability the answer is wrong (``1 - confidence``), in the
+    proportions of their posteriors among the readings that are not the answer's."""
+    answer = chain.next_payday
+    readings = getattr(chain.chosen, "readings", ())
+    if answer is None or not readings:
+        return []
+    near = {answer, shifted(answer, -1), shifted(answer, 1)}
+    others = sum(share for share, days in readings if days and days[0] != answer)
+    if others <= 0:
+        return []
+    return [((1.0 - confidence) * share / others, days) for share, days in readings if days and days[0] not in near]
 
 
 def shifted(day: date, shift: int) -> date:
@@ -122,7 +148,8 @@ def shifted(day: date, shift: int) -> date:
     return add_business_days(day, shift) if shift else day
 
 
-def shift_probabilities(confidence: float) -> tuple[tuple[int, float], ...]:
-    """(business days moved, probability): exact with the model's confidence, else a day either side."""
-    wrong = 1.0 - confidence
+def shift_probabilities(confidence: float, elsewhere: float = 0.0) -> tuple[tuple[int, float], ...]:
+    """(business days moved, probability): exact with the model's confidence, else a day either
+    side, but for ``elsewhere``, the probability of the model's other readings."""
+    wrong = max(0.0, 1.0 - confidence - elsewhere)
     return ((-1, wrong * EARLY_SHARE), (0, confidence), (1, wrong * (1 - EARLY_SHARE)))

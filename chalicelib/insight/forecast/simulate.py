@@ -13,8 +13,9 @@ Each of ``PATHS`` simulated futures starts from today's balance and, day by day,
   charges drawn at random; a flow on a rhythm (a roommate's share, a second job's pay) on a
   day drawn from how its latest occurrences fell against its rule (one draw per occurrence and path);
 * each payday's paycheck, one of the payer's last six drawn at random, on the predicted day
-  or a business day either side, with the payday model's probabilities (one draw per path:
-  a bank that posts a day late posts every paycheck a day late);
+  or a business day either side, or on the days of one of the model's other readings of the
+  deposits, with the payday model's probabilities (one draw per path: a bank that posts a day
+  late posts every paycheck a day late);
   each flow on payday (``on_payday``, :mod:`.payday_flows`) at one of its recent amounts, the
   day the paycheck lands. A flow tied to payday that leads it (another app's advance) is one
   of the bills, at one of its recent amounts.
@@ -67,6 +68,11 @@ def _index(as_of: date, day: date) -> int:
     return (day - as_of).days - 1
 
 
+def _landing(as_of: date, horizon: int, day: date) -> int:
+    """The day index a payday lands on, clipped to the days simulated."""
+    return min(horizon - 1, max(0, _index(as_of, day)))
+
+
 def simulate(
     *,
     as_of: date,
@@ -78,6 +84,7 @@ def simulate(
     paydays: Sequence[Payday],
     payday_confidence: float,
     on_payday: Sequence[tuple[int, ...]] = (),
+    alternatives: Sequence[tuple[float, Sequence[Payday]]] = (),
     threshold: int | None,
     seed: str,
     paths: int = PATHS,
@@ -96,18 +103,22 @@ def simulate(
             base[k] -= charge.amount
             if charge.amounts:
                 varying.append((k, charge.amount, charge.amounts))
-    shifts = shift_probabilities(payday_confidence)
-    moves = [s for s, _ in shifts]
-    weights = [p for _, p in shifts]
-    # Per shift: each payday's day index (clipped to the horizon) and the risk window's end.
-    landing = {s: [min(horizon - 1, max(0, _index(as_of, shifted(p.day, s)))) for p in paydays] for s in moves}
+    shifts = shift_probabilities(payday_confidence, sum(p for p, _ in alternatives))
+    # The paydays of each way the pay may come (the answer moved by a shift, or another
+    # reading), each payday's day index clipped to the horizon, and the probability of each.
+    ways: list[tuple[Sequence[Payday], list[int]]] = [
+        (paydays, [_landing(as_of, horizon, shifted(p.day, s)) for p in paydays]) for s, _ in shifts
+    ]
+    ways += [(days, [_landing(as_of, horizon, p.day) for p in days]) for _, days in alternatives]
+    weights = [p for _, p in shifts] + [p for p, _ in alternatives]
     residuals = flows.residuals or (0.0,)
     rate_error = rate_standard_error(residuals)
     # ``rng.choices(residuals, k=horizon)``, inline: the same draws, without a call per future.
     draw, floor, count, days_ahead = rng.random, math.floor, float(len(residuals)), range(horizon)
     below_zero = below_threshold = 0
     lowest: list[float] = []
-    for shift in rng.choices(moves, weights, k=paths):
+    for way in rng.choices(range(len(ways)), weights, k=paths):
+        pay, landing = ways[way]
         # Money out: the day's residual, and this future's error in the rates (one per future).
         error = rng.gauss(0.0, rate_error) if rate_error else 0.0
         drawn = [residuals[floor(draw() * count)] for _ in days_ahead]
@@ -116,12 +127,12 @@ def simulate(
             row[k] += mean - rng.choice(amounts)
         for k, amount, amounts, offsets in moving:
             row[min(horizon - 1, max(0, k + rng.choice(offsets)))] -= rng.choice(amounts) if amounts else amount
-        for payday, k in zip(paydays, landing[shift], strict=True):
+        for payday, k in zip(pay, landing, strict=True):
             row[k] += rng.choice(payday.amounts) if payday.amounts else payday.amount
             for amounts in on_payday:
                 row[k] -= rng.choice(amounts)
         balances = list(accumulate(row, initial=float(start)))
-        end = landing[shift][0] + 2 if paydays else horizon + 1
+        end = landing[0] + 2 if landing else horizon + 1
         window_low = min(balances[1:end])
         below_zero += window_low < 0
         if threshold is not None:

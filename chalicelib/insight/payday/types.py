@@ -60,6 +60,9 @@ class PaydayPrediction:
     schedule: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
     moved_from: date | None = None
+    #: The model's readings of the paydays to come: (posterior share, the paydays it projects),
+    #: the answer's among them; a forecast draws from them (not part of :meth:`to_dict`).
+    readings: tuple[tuple[float, tuple[date, ...]], ...] = ()
 
     @classmethod
     def none(cls, algorithm: Detection, reason: str, **details: Any) -> PaydayPrediction:

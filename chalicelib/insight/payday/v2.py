@@ -82,6 +82,8 @@ class Decision:
     upcoming: list[date]
     probability: float
     likeliest: bool
+    #: Every next date the readings project: (its posterior probability, the paydays from it).
+    readings: tuple[tuple[float, tuple[date, ...]], ...] = ()
 
 
 def decide(sf: StreamFit, early_weight: float = EARLY_WEIGHT) -> Decision:
@@ -107,7 +109,8 @@ def decide(sf: StreamFit, early_weight: float = EARLY_WEIGHT) -> Decision:
         if value > chosen_score + 1e-12 * total:
             chosen_day, chosen_score = day, value
     chosen, upcoming = behind[chosen_day]
-    return Decision(chosen, upcoming, mass[chosen_day] / total, mass[chosen_day] >= max(mass.values()))
+    readings = tuple((mass[day] / total, tuple(behind[day][1])) for day in sorted(mass))
+    return Decision(chosen, upcoming, mass[chosen_day] / total, mass[chosen_day] >= max(mass.values()), readings)
 
 
 def _came_early(sf: StreamFit, chosen: Fit, upcoming: list[date]) -> list[date]:
@@ -150,6 +153,7 @@ def _prediction(
         upcoming=tuple(upcoming),
         schedule=decision.fit.schedule.describe(),
         details={"streams": [f.summary() for f in fitted]},
+        readings=tuple((share, tuple(d for d in days if d > as_of)) for share, days in decision.readings),
     )
     return answer, inputs
 

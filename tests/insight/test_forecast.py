@@ -414,7 +414,7 @@ def test_the_readings_more_than_a_business_day_away_share_the_chance_the_answer_
     readings = ((0.7, (payday,)), (0.1, (after,)), (0.2, (later,)))
     chain = chain_of(payday, 0.9, readings)
     # WHEN the forecast asks for the other readings
-    found = alternative_readings(chain, 0.9)
+    found = alternative_readings(chain, 0.9, payday + timedelta(days=45))
     # THEN only the far one is drawn on its own, with its share of the 10 %: 0.1 x 0.2 / 0.3
     assert found == [(pytest.approx(0.1 * 0.2 / 0.3), (later,))]
 

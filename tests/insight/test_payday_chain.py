@@ -12,6 +12,7 @@ import pytest
 from chalicelib.insight.payday import (
     Detection,
     PaveIncome,
+    PaydayPrediction,
     predict,
     run_chain,
     v2,
@@ -204,3 +205,20 @@ def test_the_legacy_guess_says_when_it_moved_its_date() -> None:
     )
     # AND an answer on a business day says nothing moved
     assert run_chain(biweekly_payroll(), AS_OF).moved_from is None
+
+
+def test_an_answer_moved_off_a_closed_day_moves_its_readings_with_it() -> None:
+    # GIVEN an answer of Friday 25 December 2026 (Christmas), one reading on it and one two weeks on
+    answer = PaydayPrediction(
+        Detection.FLOATME_V2,
+        d("2026-12-25"),
+        "BIWEEKLY",
+        0.9,
+        upcoming=(d("2026-12-25"), d("2027-01-08")),
+        readings=((0.8, (d("2026-12-25"), d("2027-01-08"))), (0.2, (d("2027-01-08"),))),
+    )
+    # WHEN put on business days
+    moved = answer.on_business_day(d("2026-12-20"))
+    # THEN the answer and its reading are on Thursday the 24th; the other reading keeps its Friday
+    assert moved.next_payday == d("2026-12-24")
+    assert moved.readings == ((0.8, (d("2026-12-24"), d("2027-01-08"))), (0.2, (d("2027-01-08"),)))

@@ -248,7 +248,7 @@ def _forecast(
     account_id = choice.account.account_id
     start, source = balance
     # Simulated until the answer's payday a business day late, or another reading's first one.
-    firsts = [d[0] for _, d in alternative_readings(chain, chain.confidence) if d[0] <= as_of + _READINGS_AHEAD]
+    firsts = [d[0] for _, d in alternative_readings(chain, chain.confidence, as_of + _READINGS_AHEAD)]
     last_landing = max([shifted(chain.next_payday, 1), *firsts])
     horizon = max(days, (last_landing - as_of).days)
     until = as_of + timedelta(days=horizon)
@@ -285,7 +285,7 @@ def _forecast(
         paydays=pay.paydays,
         on_payday=[x.amounts for x in on_payday],
         payday_confidence=pay.confidence,
-        alternatives=[(p, days) for p, days in pay.alternatives if days],
+        alternatives=pay.alternatives,
         threshold=threshold_cents,
         seed=f"forecast:{as_of.isoformat()}:{account_id}:{start}:{threshold_cents}",
         paths=paths,

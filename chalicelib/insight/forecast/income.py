@@ -122,25 +122,29 @@ def income(chain: ChainResult, account_id: str, as_of: date, until: date) -> Inc
         paydays=tuple(Payday(d, typical, amounts) for d in payday_dates(chain, as_of, until)),
         deposit_ids=frozenset(t.txn_id for t in deposits),
         alternatives=tuple(
-            (probability, tuple(Payday(d, typical, amounts) for d in days if d <= until))
-            for probability, days in alternative_readings(chain, confidence)
+            (probability, tuple(Payday(d, typical, amounts) for d in days))
+            for probability, days in alternative_readings(chain, confidence, until)
         ),
     )
 
 
-def alternative_readings(chain: ChainResult, confidence: float) -> list[tuple[float, tuple[date, ...]]]:
-    """The model's readings whose next date is more than a business day from its answer, each
-    with its share of the probability the answer is wrong (``1 - confidence``), in the
-    proportions of their posteriors among the readings that are not the answer's."""
-    answer = chain.next_payday
-    readings = getattr(chain.chosen, "readings", ())
+def alternative_readings(chain: ChainResult, confidence: float, until: date) -> list[tuple[float, tuple[date, ...]]]:
+    """The model's readings whose next date is more than a business day from its answer and no
+    later than ``until``, each with its paydays up to ``until`` and its share of the probability
+    that the answer is wrong (``1 - confidence``), in the proportions of their posteriors among
+    the readings that are not the answer's."""
+    answer, readings = chain.next_payday, chain.chosen.readings
     if answer is None or not readings:
         return []
     near = {answer, shifted(answer, -1), shifted(answer, 1)}
     others = sum(share for share, days in readings if days and days[0] != answer)
     if others <= 0:
         return []
-    return [((1.0 - confidence) * share / others, days) for share, days in readings if days and days[0] not in near]
+    return [
+        ((1.0 - confidence) * share / others, tuple(d for d in days if d <= until))
+        for share, days in readings
+        if days and days[0] not in near and days[0] <= until
+    ]
 
 
 def shifted(day: date, shift: int) -> date:

@@ -84,12 +84,17 @@ class PaydayPrediction:
                 f" {moved[0].isoformat()}, is not after {as_of.isoformat()}"
             )
         upcoming = sorted(set(moved))
+        readings = tuple(
+            (share, tuple(sorted({d for d in map(previous_business_day, days) if d > as_of})))
+            for share, days in self.readings
+        )
         return replace(
             self,
             next_payday=moved[0],
             upcoming=tuple(upcoming),
             collection=collection_dates(upcoming),
             moved_from=self.next_payday,
+            readings=readings,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -300,6 +300,27 @@ def test_two_social_security_deposits_38_days_apart_are_monthly() -> None:
     assert (result.next_payday, result.cadence) == (d("2024-12-16"), "MONTHLY"), result.chosen
 
 
+def test_social_security_a_bank_posts_early_all_but_once_is_predicted_early() -> None:
+    # GIVEN Social Security on the fourth Wednesday, at a bank that posted it two business days
+    # early in September (Monday the 22nd for Wednesday the 24th) and on the day in October
+    # (Wednesday the 22nd): the government pays on the day, never later, so October was the
+    # bank's early release failing once, not a late payment
+    days = ("2025-09-22", "2025-10-22")
+    ssa = [txn(day, -234_200, "SSA TREAS 310 XXSOC SEC", personal_finance_category=None) for day in days]
+    result = predict(history("2025-11-01", ssa, days=60), d("2025-11-01"))
+    # THEN the fourth Wednesday of November (the 26th), two business days early: Monday the 24th
+    assert (result.next_payday, result.cadence) == (d("2025-11-24"), "MONTHLY"), result.chosen
+
+
+def test_two_social_security_deposits_on_their_wednesday_stay_on_it() -> None:
+    # GIVEN the same payee at a bank that posts on the day, both months
+    days = ("2025-09-24", "2025-10-22")
+    ssa = [txn(day, -234_200, "SSA TREAS 310 XXSOC SEC", personal_finance_category=None) for day in days]
+    result = predict(history("2025-11-01", ssa, days=60), d("2025-11-01"))
+    # THEN Wednesday the 26th
+    assert (result.next_payday, result.cadence) == (d("2025-11-26"), "MONTHLY"), result.chosen
+
+
 def test_one_social_security_deposit_gives_its_published_wednesday() -> None:
     # GIVEN 40 days of history with one Social Security deposit, on Tuesday 25 August 2026: the
     # fourth Wednesday (the 26th) posted a business day early

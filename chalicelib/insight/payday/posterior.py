@@ -25,6 +25,12 @@ _OFF_BY = {1: math.log(0.03), 2: math.log(0.01), -1: math.log(0.01), -2: math.lo
 _MISSED = math.log(0.03)
 
 
+# A payer that publishes its schedule pays on the day, never later: under a reading whose bank
+# posts it early, a deposit later than that but not later than the payday itself is the bank
+# posting on the payday that time (its early release failed), not a late payment.
+_LEAD_FAILED = math.log(0.1)
+
+
 _EXTRA = math.log(0.02)
 
 
@@ -151,9 +157,12 @@ def log_prior(schedule: Schedule, payer: str = "") -> float:
     return math.log(period * _rule_prior(schedule) * _ROLL[schedule.roll] * shift)
 
 
-def log_likelihood(f: Fit) -> float:
+def log_likelihood(f: Fit, payer: str = "") -> float:
     """How probable the deposits are if ``f``'s schedule is the payer's (see above). A deposit's
-    distance counts business days; one posted on a closed day is a day off its business day."""
+    distance counts business days; one posted on a closed day is a day off its business day.
+    Under a schedule ``payer`` publishes, a deposit late by no more than the bank's early-posting
+    shift is the early posting failing once."""
+    published = is_published(f.schedule, payer)
     total = len(f.unmatched) * _EXTRA + len(f.pending) * _PENDING
     for expected, observed in f.pairs:
         if observed is None:
@@ -162,8 +171,14 @@ def log_likelihood(f: Fit) -> float:
             total += _ON_DAY
         else:
             off = business_days_between(expected, observed) or (1 if observed > expected else -1)
-            total += _OFF_BY.get(off, _MISSED)
+            total += _LEAD_FAILED if published and 0 < off <= f.schedule.shift else _OFF_BY.get(off, _MISSED)
     return total
+
+
+def is_published(schedule: Schedule, payer: str) -> bool:
+    """Whether ``schedule``, whatever its bank's early posting, is one ``payer`` (a
+    :func:`payer_kind`) publishes."""
+    return schedule.posting(schedule.roll, 0) in _published(payer)
 
 
 def payroll_prior(payer: str = "") -> Callable[[Schedule], float]:

@@ -12,7 +12,14 @@ from typing import Any
 
 from chalicelib.insight.calendar import is_business_day
 from chalicelib.insight.payday.candidates import Evidence, Stream, names_a_payer
-from chalicelib.insight.payday.posterior import log_likelihood, log_prior, payer_kind, payroll_prior, published_rules
+from chalicelib.insight.payday.posterior import (
+    is_published,
+    log_likelihood,
+    log_prior,
+    payer_kind,
+    payroll_prior,
+    published_rules,
+)
 from chalicelib.insight.schedule import (
     LAST_DAY,
     PER_YEAR,
@@ -124,7 +131,7 @@ def _needed(stream: Stream, best: Fit, *, published: bool) -> int:
     return 1 if published else 2
 
 
-def _regular(stream: Stream, best: Fit, *, published: bool = False) -> tuple[bool, str]:
+def _regular(stream: Stream, best: Fit, *, published: bool = False, federal: bool = False) -> tuple[bool, str]:
     strict = _strict(stream)
     need = _needed(stream, best, published=published)
     on_day = best.exact / best.matched if best.matched else 0.0
@@ -132,7 +139,8 @@ def _regular(stream: Stream, best: Fit, *, published: bool = False) -> tuple[boo
         return False, f"{best.matched} deposit(s) on schedule, {need} needed"
     if best.f1 < (0.85 if strict else 0.7):
         return False, f"schedule fit too weak (F1 {best.f1:.2f})"
-    if (best.residual > 0.75 or (strict and on_day < 0.8)) and not _early_by_varying_leads(stream, best):
+    varying = _early_by_varying_leads(stream, best, least=2 if federal else 3)
+    if (best.residual > 0.75 or (strict and on_day < 0.8)) and not varying:
         return False, f"deposits too far from any schedule ({on_day:.0%} on the expected day)"
     if strict and any(not is_business_day(d) for d in stream.days):
         return False, "paid out on days no ACH settles (instant payouts)"
@@ -141,14 +149,15 @@ def _regular(stream: Stream, best: Fit, *, published: bool = False) -> tuple[boo
     return True, best.schedule.describe()
 
 
-def _early_by_varying_leads(stream: Stream, best: Fit) -> bool:
-    """Pay that a bank posts early by a lead that varies: three deposits or more of a steady
-    amount, none the reading leaves unexplained, landing at two offsets or more from the
-    reading's days, all within :data:`TOLERANCE` business days of each other (the payday, or
-    one or two business days before it). The bank releases a direct deposit when the payer's
-    file arrives, and a payroll sends it one or two banking days ahead, not always the same:
-    such pay misses its day as often as not under any one lead, and is regular all the same."""
-    if best.matched < 3 or best.unmatched or not steady_amounts(stream):
+def _early_by_varying_leads(stream: Stream, best: Fit, *, least: int = 3) -> bool:
+    """Pay that a bank posts early by a lead that varies: ``least`` deposits or more of a steady
+    amount (three; two for a payer that publishes its schedule, which is never late), none the
+    reading leaves unexplained, landing at two offsets or more from the reading's days, all
+    within :data:`TOLERANCE` business days of each other (the payday, or one or two business
+    days before it). The bank releases a direct deposit when the payer's file arrives, and a
+    payroll sends it one or two banking days ahead, not always the same: such pay misses its
+    day as often as not under any one lead, and is regular all the same."""
+    if best.matched < least or best.unmatched or not steady_amounts(stream):
         return False
     # Where each deposit landed against the reading's day; the latest is the payday (a reading
     # of such pay may put its day at any of the leads: every lead's dates are the same days).
@@ -278,8 +287,9 @@ def fit_stream(
         )
     if not fits:
         return StreamFit(stream, (), (), False, ACTIVE, "no schedule fits")
-    posterior = [(log_likelihood(f) + log_prior(f.schedule, kind), -n, f) for n, f in enumerate(fits)]
+    posterior = [(log_likelihood(f, kind) + log_prior(f.schedule, kind), -n, f) for n, f in enumerate(fits)]
     ranked = sorted(posterior, key=lambda p: p[:2], reverse=True)
     ordered = tuple(f for _, _, f in ranked)
-    regular, reason = _regular(stream, ordered[0], published=bool(published))
+    federal = is_published(ordered[0].schedule, kind)
+    regular, reason = _regular(stream, ordered[0], published=bool(published), federal=federal)
     return StreamFit(stream, ordered, tuple(p for p, _, _ in ranked), regular, _status(ordered[0]), reason)

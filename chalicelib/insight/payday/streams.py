@@ -131,7 +131,7 @@ def _needed(stream: Stream, best: Fit, *, published: bool) -> int:
     return 1 if published else 2
 
 
-def _regular(stream: Stream, best: Fit, *, published: bool = False, federal: bool = False) -> tuple[bool, str]:
+def _regular(stream: Stream, best: Fit, *, published: bool = False, never_late: bool = False) -> tuple[bool, str]:
     strict = _strict(stream)
     need = _needed(stream, best, published=published)
     on_day = best.exact / best.matched if best.matched else 0.0
@@ -139,7 +139,7 @@ def _regular(stream: Stream, best: Fit, *, published: bool = False, federal: boo
         return False, f"{best.matched} deposit(s) on schedule, {need} needed"
     if best.f1 < (0.85 if strict else 0.7):
         return False, f"schedule fit too weak (F1 {best.f1:.2f})"
-    varying = _early_by_varying_leads(stream, best, least=2 if federal else 3)
+    varying = _early_by_varying_leads(stream, best, least=2 if never_late else 3)
     if (best.residual > 0.75 or (strict and on_day < 0.8)) and not varying:
         return False, f"deposits too far from any schedule ({on_day:.0%} on the expected day)"
     if strict and any(not is_business_day(d) for d in stream.days):
@@ -290,6 +290,7 @@ def fit_stream(
     posterior = [(log_likelihood(f, kind) + log_prior(f.schedule, kind), -n, f) for n, f in enumerate(fits)]
     ranked = sorted(posterior, key=lambda p: p[:2], reverse=True)
     ordered = tuple(f for _, _, f in ranked)
-    federal = is_published(ordered[0].schedule, kind)
-    regular, reason = _regular(stream, ordered[0], published=bool(published), federal=federal)
+    # A reading of a schedule the payer publishes: the payer is never late, only the bank's early release.
+    never_late = is_published(ordered[0].schedule, kind)
+    regular, reason = _regular(stream, ordered[0], published=bool(published), never_late=never_late)
     return StreamFit(stream, ordered, tuple(p for p, _, _ in ranked), regular, _status(ordered[0]), reason)

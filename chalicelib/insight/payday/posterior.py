@@ -148,9 +148,8 @@ def log_prior(schedule: Schedule, payer: str = "") -> float:
     """How likely a payroll schedule is before any deposit is seen (see the tables above); a
     federal payer's published schedule is near certain."""
     shift = _SHIFT.get(schedule.shift, 0.01)
-    published = _published(payer)
-    if published:
-        if schedule.posting(schedule.roll, 0) in published:
+    if _published(payer):
+        if is_published(schedule, payer):
             return math.log(0.9 * 0.999 * shift)
         return math.log(0.0005 * (0.999 if schedule.roll is Roll.PREV else 0.001) * shift)
     period = _PERIOD.get(schedule.cadence, 0.001)
@@ -177,8 +176,10 @@ def log_likelihood(f: Fit, payer: str = "") -> float:
 
 def is_published(schedule: Schedule, payer: str) -> bool:
     """Whether ``schedule``, whatever its bank's early posting, is one ``payer`` (a
-    :func:`payer_kind`) publishes."""
-    return schedule.posting(schedule.roll, 0) in _published(payer)
+    :func:`payer_kind`) publishes. (Most payers publish none: no schedule is built for them,
+    as :func:`log_likelihood` asks of every reading fitted.)"""
+    published = _published(payer)
+    return bool(published) and schedule.posting(schedule.roll, 0) in published
 
 
 def payroll_prior(payer: str = "") -> Callable[[Schedule], float]:

@@ -181,7 +181,7 @@ class Case:
     primary_ids: frozenset[str]
     monthly_income: int
     #: Days after ``as_of`` the world's feed covers: what happens to the balance later is unknown.
-    known_days: int = HORIZON
+    known_days: int
 
 
 def _monthly_out(rows: Sequence[dict[str, Any]], days: int) -> int:

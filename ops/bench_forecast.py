@@ -41,7 +41,15 @@ account's transactions dated after the as-of day, to that day (pending or not).
   runs past the end of its world's feed (D writes 35 days after its as-of day, so a monthly
   payday seen from its last as-of day is often beyond it) is left out and counted: what the
   balance did after the feed ends is unknown, and reading the feed's silence as days without
-  spending would count crossings that were never observed as ones that did not happen.
+  spending would count crossings that were never observed as ones that did not happen;
+* **where the truth fell in the forecast's distribution**, once per user-day (its first draw):
+  the forecast's own probability that the balance goes lower before payday than the true
+  lowest end-of-day balance before the true next payday did (its ``risk_below_threshold`` with
+  that balance as the threshold: the probability integral transform). When the forecast's
+  distribution is right, a tenth of the user-days fall in each tenth of it, whatever the
+  thresholds drawn; apart for user-days whose payday the forecast has right and wrong, so that a
+  spread too narrow or a mean too low is told from a payday missed. A mean above 0.5 says the
+  balance stayed higher than forecast.
 
 Goals: a median lowest-balance error at most half the baseline's, recall >= 0.85 at precision
 >= 0.8, and every decile's observed rate within 5 points of its mean predicted risk.
@@ -282,6 +290,10 @@ class Outcome:
     crossed_before_payday: bool | None = None
     #: The window to the next payday outlasts the world's feed: whether it crossed is unknown.
     censored: bool = False
+    #: The forecast's probability of a balance below the true lowest one before the true next
+    #: payday (a user-day's first draw only), and whether its next payday was the true one.
+    pit: float | None = None
+    payday_right: bool | None = None
 
 
 @dataclass
@@ -312,14 +324,36 @@ def score(case: Case, answer: Forecast) -> Outcome:
         outcome.true_lowest = min(balances[:HORIZON])
         outcome.model_lowest = answer.lowest.balance_cents
         outcome.naive_lowest = naive_lowest(case, account)
-        payday = true_payday(case, account)
-        if payday is None and answer.next_payday is not None:
-            payday = (answer.next_payday - case.as_of).days
+        payday = window_to_payday(case, account, answer)
         if payday is not None and payday > case.known_days:
             outcome.censored = True
         elif payday is not None and payday >= 1:
             outcome.crossed_before_payday = min(balances[:payday]) < case.threshold
     return outcome
+
+
+def window_to_payday(case: Case, account_id: str, answer: Forecast) -> int | None:
+    """Days from as_of to the true next payday into ``account_id`` (the forecast's, when the
+    world shows none there)."""
+    payday = true_payday(case, account_id)
+    if payday is None and answer.next_payday is not None:
+        payday = (answer.next_payday - case.as_of).days
+    return payday
+
+
+def probability_integral(outcome: Outcome, ask: Callable[[int], Forecast]) -> Outcome:
+    """``outcome`` with where its truth fell in its forecast's distribution (``pit``; module
+    docstring); ``ask`` forecasts the case again with another threshold."""
+    case, answer = outcome.case, outcome.forecast
+    if outcome.model_lowest is None or not answer.account_id or answer.next_payday is None:
+        return outcome
+    payday = window_to_payday(case, answer.account_id, answer)
+    if payday is None or not 1 <= payday <= case.known_days:
+        return outcome
+    lowest = min(true_balances(case, answer.account_id, payday))
+    actual = true_payday(case, answer.account_id)
+    right = None if actual is None else answer.next_payday == case.as_of + timedelta(days=actual)
+    return replace(outcome, pit=ask(lowest).risk_below_threshold, payday_right=right)
 
 
 def evaluate(groups: Sequence[Sequence[Case]]) -> Result:
@@ -339,7 +373,11 @@ def evaluate(groups: Sequence[Sequence[Case]]) -> Result:
                 partial(forecast, seen, case.accounts, case.as_of, HORIZON, case.threshold, bills=streams, payday=chain)
             )
             result.forecast_seconds.append(seconds)
-            result.outcomes.append(score(case, answer))
+            outcome = score(case, answer)
+            if case is first:  # (the threshold is the fifth argument)
+                again = partial(forecast, seen, case.accounts, case.as_of, HORIZON, bills=streams, payday=chain)
+                outcome = probability_integral(outcome, again)
+            result.outcomes.append(outcome)
     return result
 
 
@@ -377,6 +415,9 @@ class Figures:
     #: risk for every forecast, the observed rate (the score that knowing nothing earns).
     brier: float = 0.0
     brier_base_rate: float = 0.0
+    #: Per "payday right" / "payday wrong": user-days, the share of them in each tenth of the
+    #: forecast's distribution, and their mean place in it (see the module docstring).
+    placed: tuple[tuple[str, int, tuple[float, ...], float], ...] = ()
 
     @property
     def calibrated(self) -> bool:
@@ -519,7 +560,20 @@ def figures(result: Result) -> Figures:
         deciles=tuple(deciles),
         brier=statistics.fmean((p - c) ** 2 for p, c, _ in scored) if scored else 0.0,
         brier_base_rate=rate * (1 - rate),
+        placed=placed(answered),
     )
+
+
+def placed(answered: Sequence[Outcome]) -> tuple[tuple[str, int, tuple[float, ...], float], ...]:
+    """Where the truths fell in their forecasts' distributions, apart by whether the payday was right."""
+    out = []
+    for label, right in (("payday right", True), ("payday wrong", False)):
+        values = [o.pit for o in answered if o.pit is not None and o.payday_right is right]
+        if values:
+            tenths = Counter(min(9, int(v * 10)) for v in values)
+            shares = tuple(tenths[n] / len(values) for n in range(10))
+            out.append((label, len(values), shares, statistics.fmean(values)))
+    return tuple(out)
 
 
 def report(title: str, result: Result) -> Figures:
@@ -579,6 +633,11 @@ def report(title: str, result: Result) -> Figures:
         f"     deciles whose mean risk is inside their observed rate's 95% interval: {shown - len(outside)} of {shown}"
         + (f" (outside: {', '.join(outside)})" if outside else "")
     )
+    if found.placed:
+        print("   where the true lowest before payday fell in the forecast's distribution (a user-day each;")
+        print("   10% in each tenth when the distribution is right; mean 0.5):")
+        for label, n, shares, mean in found.placed:
+            print(f"     {label:13} {n:5d}  " + " ".join(f"{100 * x:4.1f}" for x in shares) + f"   mean {mean:.3f}")
     print("   goals: " + "; ".join(f"{goal} {'met' if ok else 'NOT met'}" for goal, ok in found.meets.items()))
     predicting, detecting, own = (
         1000 * statistics.median(x) for x in (result.predict_seconds, result.detect_seconds, result.forecast_seconds)

@@ -3,8 +3,22 @@ backtest's tuning seed (``make bench`` reports the three worlds in full)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
+
 from chalicelib.insight.forecast import forecast
-from ops.bench_forecast import HORIZON, TUNING_SEED, blind_generate, evaluate, figures, make_cases, score
+from ops.bench_forecast import (
+    HORIZON,
+    TUNING_SEED,
+    Case,
+    Outcome,
+    blind_generate,
+    evaluate,
+    figures,
+    make_cases,
+    probability_integral,
+    score,
+)
 from ops.synthetic import users
 
 
@@ -43,3 +57,41 @@ def test_a_forecast_whose_next_payday_falls_inside_the_feed_is_calibrated() -> N
     # THEN whether it crossed before payday is known
     assert case.known_days == 35 and not outcome.censored
     assert outcome.crossed_before_payday is not None
+
+
+def placed(case: Case) -> Outcome:
+    seen = [t for t in case.transactions if t["date"] <= case.as_of.isoformat()]
+    answer = forecast(seen, case.accounts, case.as_of, HORIZON, case.threshold)
+    return probability_integral(score(case, answer), partial(forecast, seen, case.accounts, case.as_of, HORIZON))
+
+
+def tomorrow_also(case: Case, cents: int) -> Case:
+    """``case`` whose checking account moves ``cents`` more (out) the day after as-of."""
+    account = f"{case.user_id}-chk"
+    flows = dict(case.futures[account])
+    flows[1] = flows.get(1, 0) + cents
+    return replace(case, futures={**case.futures, account: flows})
+
+
+def test_a_truth_far_below_every_forecast_future_falls_at_the_bottom_of_its_distribution() -> None:
+    # GIVEN generator A's user 1, paid three days after as-of (the model has the day right),
+    # whose true future also holds a $100,000 debit tomorrow
+    [person] = users.generate(TUNING_SEED, 2)[1:]
+    [case] = make_cases("A", person, 0, 1)
+    # WHEN its truth is placed in the forecast's distribution
+    outcome = placed(tomorrow_also(case, 100_000_00))
+    # THEN the forecast gave no chance of a balance that low
+    assert outcome.payday_right is True
+    assert outcome.pit == 0.0
+
+
+def test_a_truth_far_above_every_forecast_future_falls_at_the_top_of_its_distribution() -> None:
+    # GIVEN the same user-day whose true future holds a $100,000 deposit tomorrow
+    [person] = users.generate(TUNING_SEED, 2)[1:]
+    [case] = make_cases("A", person, 0, 1)
+    # WHEN its truth is placed
+    outcome = placed(tomorrow_also(case, -100_000_00))
+    # THEN every future the forecast drew went lower; untouched, the truth falls inside it
+    untouched = placed(case).pit
+    assert outcome.pit == 1.0
+    assert untouched is not None and 0.0 < untouched < 1.0

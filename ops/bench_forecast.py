@@ -45,7 +45,8 @@ account's transactions dated after the as-of day, to that day (pending or not).
 * **where the truth fell in the forecast's distribution**, once per user-day (its first draw):
   the forecast's own probability that the balance goes lower before payday than the true
   lowest end-of-day balance before the true next payday did (its ``risk_below_threshold`` with
-  that balance as the threshold: the probability integral transform). When the forecast's
+  that balance as the threshold: the probability integral transform; futures exactly as low
+  count half). When the forecast's
   distribution is right, a tenth of the user-days fall in each tenth of it, whatever the
   thresholds drawn; apart for user-days whose payday the forecast has right and wrong, so that a
   spread too narrow or a mean too low is told from a payday missed. A mean above 0.5 says the
@@ -351,9 +352,12 @@ def probability_integral(outcome: Outcome, ask: Callable[[int], Forecast]) -> Ou
     if payday is None or not 1 <= payday <= case.known_days:
         return outcome
     lowest = min(true_balances(case, answer.account_id, payday))
+    below, at_most = (ask(threshold).risk_below_threshold or 0.0 for threshold in (lowest, lowest + 1))
     actual = true_payday(case, answer.account_id)
     right = None if actual is None else answer.next_payday == case.as_of + timedelta(days=actual)
-    return replace(outcome, pit=ask(lowest).risk_below_threshold, payday_right=right)
+    # (the middle of the futures as low as the truth: an account that did not move, and whose
+    # history never did, is forecast to stay where it is, and the truth ties every future)
+    return replace(outcome, pit=(below + at_most) / 2, payday_right=right)
 
 
 def evaluate(groups: Sequence[Sequence[Case]]) -> Result:

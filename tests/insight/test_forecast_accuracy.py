@@ -19,7 +19,7 @@ from ops.bench_forecast import (
     probability_integral,
     score,
 )
-from ops.synthetic import users
+from ops.synthetic import holdout, users
 
 
 def test_the_forecast_beats_the_naive_baseline_on_a_sample_of_generator_a() -> None:
@@ -95,3 +95,14 @@ def test_a_truth_far_above_every_forecast_future_falls_at_the_top_of_its_distrib
     untouched = placed(case).pit
     assert outcome.pit == 1.0
     assert untouched is not None and 0.0 < untouched < 1.0
+
+
+def test_an_account_that_never_moves_is_placed_in_the_middle_of_its_forecast() -> None:
+    # GIVEN world B's user 2 of seed 3, whose checking account only ever receives its
+    # paychecks: every future the forecast draws, and the truth, stay at today's balance
+    [case] = make_cases("B", holdout.generate(3, 3)[2], 0, 1)
+    # WHEN its truth is placed in the forecast's distribution
+    outcome = placed(case)
+    # THEN it ties every future, and counts as the middle of them, not the bottom
+    assert outcome.payday_right is True
+    assert outcome.pit == 0.5

@@ -1,5 +1,5 @@
 """The forecast against what a synthetic world's later transactions did: a small sample of the
-backtest's tuning seed (``make bench`` reports the three worlds in full)."""
+backtest's tuning seed (``make bench`` reports the worlds in full)."""
 
 from __future__ import annotations
 
@@ -60,13 +60,15 @@ def test_a_forecast_whose_next_payday_falls_inside_the_feed_is_calibrated() -> N
 
 
 def placed(case: Case) -> Outcome:
+    """``case`` forecast and scored as the bench does a user-day's first draw, its truth placed."""
     seen = [t for t in case.transactions if t["date"] <= case.as_of.isoformat()]
     answer = forecast(seen, case.accounts, case.as_of, HORIZON, case.threshold)
     return probability_integral(score(case, answer), partial(forecast, seen, case.accounts, case.as_of, HORIZON))
 
 
 def tomorrow_also(case: Case, cents: int) -> Case:
-    """``case`` whose checking account moves ``cents`` more (out) the day after as-of."""
+    """``case`` whose checking account pays out ``cents`` more the day after as-of (negative:
+    receives them)."""
     account = f"{case.user_id}-chk"
     flows = dict(case.futures[account])
     flows[1] = flows.get(1, 0) + cents

@@ -46,11 +46,10 @@ account's transactions dated after the as-of day, to that day (pending or not).
   the forecast's own probability that the balance goes lower before payday than the true
   lowest end-of-day balance before the true next payday did (its ``risk_below_threshold`` with
   that balance as the threshold: the probability integral transform; futures exactly as low
-  count half). When the forecast's
-  distribution is right, a tenth of the user-days fall in each tenth of it, whatever the
-  thresholds drawn; apart for user-days whose payday the forecast has right and wrong, so that a
-  spread too narrow or a mean too low is told from a payday missed. A mean above 0.5 says the
-  balance stayed higher than forecast.
+  count half). When the forecast's distribution is right, a tenth of the user-days fall in
+  each tenth of it, whatever the thresholds drawn; apart for user-days whose payday the
+  forecast has right and wrong, so that a spread too narrow or a mean too low is told from a
+  payday missed. A mean above 0.5 says the balance stayed higher than forecast.
 
 Goals: a median lowest-balance error at most half the baseline's, recall >= 0.85 at precision
 >= 0.8, and every decile's observed rate within 5 points of its mean predicted risk.
